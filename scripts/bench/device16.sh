@@ -208,7 +208,7 @@ log "done"
 # one call of a lent 16-core machine (../shared/device/pack.sh's runtime and build unpacked
 # at their absolute paths by .device/unpack.sh; run from the checkout's root;
 # docs/measurements/respawn.md "On 16 cores: the prepared run"):
-#   copy     the node's copy bandwidth: scripts/bench/node_copy.c (STREAM's Copy, one array
+#   copy     the node's copy bandwidth: node_copy in scripts/bench/probes.c (STREAM's Copy, one array
 #            per rank) on RANKS ranks (default 16) bound to cores, COPY_MIB MiB a rank;
 #   growth   PDGETRF (N = 8,000) and PDGEMM (N = 6,000), block 64, started on 2x2 and grown
 #            to 4x4 after iteration 1 with RESIZE_RECONFIGURE=respawn and with =merge,
@@ -247,7 +247,7 @@ export RESIZE_HISTORY=off GROW_ITERS=${GROW_ITERS:-5}
 
 if [[ ${PREPARE:-0} == 1 ]]; then
   mkdir -p "$build/bench"
-  mpicc -std=c11 -O2 -o "$build/bench/node_copy" "$here/node_copy.c" || exit 1
+  mpicc -std=c11 -O2 -DPROBE_NODE_COPY -o "$build/bench/node_copy" "$here/probes.c" || exit 1
   echo "built $build/bench/node_copy"
   if [[ -n ${COSTA:-} ]]; then
     . "$here/redist.sh"  # costa_native (its functions only)

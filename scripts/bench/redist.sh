@@ -444,7 +444,7 @@ python3 "$here/scripts/bench/data_archive.py" pack "$out"
 # Open MPI's default, and none). The "##   window" and "##   single-copy" lines give
 # each variant's total and phases; the case line's redist_s is the default.
 # Output: docs/data/single_copy.txt (or $OUT). Needs a build (scripts/setup.sh); COSTA
-# optional: --costa DIR as in redist_shapes_bench.sh.
+# optional: --costa DIR as in redist.sh shapes.
 #   scripts/bench/redist.sh single-copy [--costa DIR] [--cases "0 1 5 7 8 9 14"] [--reps 5]
 case_single_copy() {
 set -euo pipefail
@@ -489,7 +489,7 @@ mkdir -p "$(dirname "$out")"
 #@case between-jobs
 # Between jobs on one node (docs/measurements/results.md, "Between jobs on one node"): after
 # MPI_Comm_spawn + merge, how fast an original process talks to a newcomer compared with
-# another original, under each Open MPI setting tried. spawn_pingpong.c (compiled here with
+# another original, under each Open MPI setting tried. spawn_pingpong in probes.c (compiled here with
 # mpicc into a scratch directory) measures 8 B latency and 1-8 MiB bandwidth for both pairs;
 # the settings run round robin, `--rounds` times, so every setting sees the same load.
 # Settings:
@@ -526,7 +526,7 @@ while [[ $# -gt 0 ]]; do
 done
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-mpicc -O2 -Wall -Wextra "$here/scripts/bench/spawn_pingpong.c" -o "$scratch/spawn_pingpong"
+mpicc -O2 -Wall -Wextra -DPROBE_SPAWN_PINGPONG "$here/scripts/bench/probes.c" -o "$scratch/spawn_pingpong"
 # PMIX_MCA_gds=hash as the library sets it before MPI_Init (docs/reference/blacs-dyn.md): without it a
 # spawn of the raw programs hung in PMIx_Init / PMIx_Lookup here.
 export PMIX_MCA_gds=hash OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
@@ -947,11 +947,11 @@ python3 "$here/scripts/bench/data_archive.py" pack "$OUT"
 #@case bound
 # Every part of a resize against its bound on this machine (docs/measurements/
 # redist.md, "Against the machine's bound"), all in one run on the same cores:
-#   1. copy: node_copy.c (a memcpy per rank, all ranks at once, STREAM copy) at 256 MiB;
+#   1. copy: node_copy in probes.c (a memcpy per rank, all ranks at once, STREAM copy) at 256 MiB;
 #   2. start: a bare mpiexec of the same RANKS processes to MPI_Init + barrier (node_copy
 #      with 1 MiB, 1 repetition; wall clock of mpiexec, median of 5), a bare
-#      MPI_Comm_spawn + merge of 2 processes (spawn_pingpong.c's spawn mode) and a bare
-#      join of 2 processes (bare_join.c through an ompi-server: a separate mpiexec's launch
+#      MPI_Comm_spawn + merge of 2 processes (spawn_pingpong's (probes.c) spawn mode) and a bare
+#      join of 2 processes (bare_join in probes.c through an ompi-server: a separate mpiexec's launch
 #      to the merged world): each the JOB'S FIRST spawn or join, median over 5 jobs, as a
 #      resize is its job's first (the warm repetitions after it, which a first join is
 #      slower than, printed beside; scripts/bench/redist.sh start-split splits the difference);
@@ -1038,9 +1038,9 @@ done
   echo "# before: $before"
 } >"$out/meta.txt"
 
-mpicc -O2 "$here/scripts/bench/node_copy.c" -o "$work/node_copy"
-mpicc -O2 "$here/scripts/bench/spawn_pingpong.c" -o "$work/spawn_pingpong"
-mpicc -O2 "$here/scripts/bench/bare_join.c" -o "$work/bare_join"
+mpicc -O2 -DPROBE_NODE_COPY "$here/scripts/bench/probes.c" -o "$work/node_copy"
+mpicc -O2 -DPROBE_SPAWN_PINGPONG "$here/scripts/bench/probes.c" -o "$work/spawn_pingpong"
+mpicc -O2 -DPROBE_BARE_JOIN "$here/scripts/bench/probes.c" -o "$work/bare_join"
 
 if ((only)); then
   mpirun_n "$ranks" "$bench" bound --mib "$sizes" --max-mib "$max_mib" --reps "$reps" \
@@ -1155,14 +1155,14 @@ echo "redist.sh bound: wrote $out"
 # also give the median of REPS warm repetitions after it (what redist.sh bound's
 # "bare_spawn_s" and "bare_join_s" were). Variants, each ROUNDS times, interleaved (the
 # order rotates from round to round), the load average beside each:
-#   raw_plain     spawn_pingpong.c's spawn mode: MPI_Comm_spawn of 2 + merge + barrier, the
+#   raw_plain     spawn_pingpong's (probes.c) spawn mode: MPI_Comm_spawn of 2 + merge + barrier, the
 #                 program alone (the bare spawn);
 #   raw_ext       the same program linked with the driver's external libraries only
 #                 (ScaLAPACK, OpenBLAS, LAPACKE, HDF5, libcrypto, libstdc++ and theirs):
 #                 their loading and relocation in the newcomers;
 #   raw_libs      linked with all of the driver's libraries (the project's too, blacs-dyn's
 #                 MPI_Init wrapper included, as a process that is no newcomer);
-#   expand        start_split.c: blacs_dyn_expand of 2 (same libraries): blacs-dyn's
+#   expand        start_split in probes.c: blacs_dyn_expand of 2 (same libraries): blacs-dyn's
 #                 protocol (checks, spawn over MPI_COMM_SELF, check-in, go, both merges, dup,
 #                 hosts, BLACS's world); BLACS_DYN_TRACE's phases kept;
 #   resize        pdgemm_resizable -n 2048 --nb 64 -g 1x2 -i 4 -s 2:expand:2x2,3:shrink:1x2
@@ -1170,7 +1170,7 @@ echo "redist.sh bound: wrote $out"
 #                 trace's phases;
 #   resize_nopf   the same with RESIZE_PREFAULT=off (no thread staging the new arrays and
 #                 the node window while the newcomers start; the move then touches them);
-#   join_bare     bare_join.c through an ompi-server: a separate mpiexec -n 2 to the merged
+#   join_bare     bare_join in probes.c through an ompi-server: a separate mpiexec -n 2 to the merged
 #                 world (first, then REPS warm), and the launch's port written (ready_s);
 #   join_libs     the same program linked with all of the driver's libraries;
 #   join_resize   the resize by a join (malleable-run --job-dir), t_spawn_s and the trace;
@@ -1224,17 +1224,17 @@ build_commit=$(sed -n 's/^#define MALLEABLE_GIT_COMMIT "\(.*\)"$/\1/p' "$build/g
 # driver links them); ext: every library the driver loads that is not the project's.
 all=$(readelf -d "$prog" | sed -n 's/.*Shared library: \[\(.*\)\]/-l:\1/p' | grep -v -e libmpi.so -e libc.so -e libm.so -e libgcc_s)
 ext=$(ldd "$prog" | awk '$1 ~ /^lib/ && $1 !~ /^libmalleable_|^libmpi\.|^libc\.|^libm\.|^libgcc_s/ {print "-l:" $1}')
-cc() { mpicc -O2 "$here/scripts/bench/$1" -o "$work/$2" "${@:3}"; }
-cc spawn_pingpong.c raw_plain
+cc() { mpicc -O2 "-DPROBE_${1^^}" "$here/scripts/bench/probes.c" -o "$work/$2" "${@:3}"; }  # <program of probes.c> <output> [flags]
+cc spawn_pingpong raw_plain
 # shellcheck disable=SC2086
-cc spawn_pingpong.c raw_ext -Wl,--no-as-needed $ext
+cc spawn_pingpong raw_ext -Wl,--no-as-needed $ext
 # shellcheck disable=SC2086
-cc spawn_pingpong.c raw_libs -L"$snap/lib" -Wl,--no-as-needed $all -Wl,-rpath,"$snap/lib"
+cc spawn_pingpong raw_libs -L"$snap/lib" -Wl,--no-as-needed $all -Wl,-rpath,"$snap/lib"
 # shellcheck disable=SC2086
-cc start_split.c expand -L"$snap/lib" -Wl,--no-as-needed $all -ldl -Wl,-rpath,"$snap/lib"
-cc bare_join.c join_bare
+cc start_split expand -L"$snap/lib" -Wl,--no-as-needed $all -ldl -Wl,-rpath,"$snap/lib"
+cc bare_join join_bare
 # shellcheck disable=SC2086
-cc bare_join.c join_libs -L"$snap/lib" -Wl,--no-as-needed $all -Wl,-rpath,"$snap/lib"
+cc bare_join join_libs -L"$snap/lib" -Wl,--no-as-needed $all -Wl,-rpath,"$snap/lib"
 
 {
   echo "date $(date -u +%FT%TZ)"

@@ -24,7 +24,7 @@ _help() {  # <case>: the notes above the case's function
 #   redist  malleable-redist-bench redist --shapes: `redistribute` alone on the same matrices, 1x2 -> 2x2 on
 #           4 ranks of one job (5 repetitions: the fastest and the median of the warm calls,
 #           and the first call), with the memcpy floor and (cluster) the busiest link's bound;
-#   raw     spawn_pingpong.c's spawn mode: a raw MPI_Comm_spawn + merge of the same 2
+#   raw     spawn_pingpong's (probes.c) spawn mode: a raw MPI_Comm_spawn + merge of the same 2
 #           processes onto the same host (median of its repetitions after a warm-up, and
 #           the warm-up: the job's first spawn), twice: the program alone (raw.R.txt) and
 #           linked with the driver's libraries (rawlibs.R.txt: its newcomers load and
@@ -384,7 +384,7 @@ PY
 # report adds the move over it, warm (its fastest repetition) and cold (its first call into
 # fresh pages), per setting: median (min-max) of the per-round ratios.
 # --warm-before GIB: right before each resize run, a process writes GIB of memory on huge
-# pages and frees it (scripts/bench/first_touch.c), so that the run finds memory its host
+# pages and frees it (first_touch in scripts/bench/probes.c), so that the run finds memory its host
 # has backed: on a virtual machine whose host takes freed memory back within seconds (free
 # page reporting), the nearest to a machine whose memory stays backed.
 #   scripts/bench/resize.sh prefault-ab [--env RESIZE_PREFAULT] [--driver pdgemm] [--n 4000]
@@ -432,7 +432,7 @@ warm=""
 if [[ $warm_before != 0 ]]; then
   warm=$(mktemp -d /tmp/resize_prefault_ab.XXXXXX)
   trap 'rm -rf "$warm"' EXIT
-  cc -O2 "$here/scripts/bench/first_touch.c" -o "$warm/first_touch"
+  cc -O2 -DPROBE_FIRST_TOUCH "$here/scripts/bench/probes.c" -o "$warm/first_touch"
 fi
 rm -f "$out"/*.json "$out"/redist.*.log
 commit=$(sed -n 's/^#define MALLEABLE_GIT_COMMIT "\(.*\)"$/\1/p' "$build/generated/include/malleable/version.h" 2>/dev/null)
@@ -906,7 +906,7 @@ PY
 
 #@case first-touch
 # The cost of fresh memory, the kernel's page faults on a new array (resize/src/move/pages.hpp,
-# RESIZE_HUGEPAGES): scripts/bench/first_touch.c, compiled into a temporary directory, writes
+# RESIZE_HUGEPAGES): first_touch in scripts/bench/probes.c, compiled into a temporary directory, writes
 # new anonymous arrays of each size whole, REPS times: 4 KiB pages (small), populated first
 # by MADV_POPULATE_WRITE (populate, populate_ms: the madvise alone), transparent huge pages
 # (huge: 2 MiB aligned, MADV_HUGEPAGE; huge_MiB: what the kernel gave as huge pages) and the
@@ -940,7 +940,7 @@ done
 [[ $reps -ge 2 ]] || { echo "resize.sh first-touch: --reps takes 2 or more" >&2; exit 2; }
 tmp=$(mktemp -d /tmp/first_touch.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-cc -O2 -Wall -Wextra "$here/scripts/bench/first_touch.c" -o "$tmp/first_touch"
+cc -O2 -Wall -Wextra -DPROBE_FIRST_TOUCH "$here/scripts/bench/probes.c" -o "$tmp/first_touch"
 mkdir -p "$out"
 state() {  # free memory and free blocks of order 9 (2 MiB) and 10 (4 MiB), all zones
   awk '/MemFree/ {printf "MemFree %.1f GiB", $2 / 1048576}' /proc/meminfo
@@ -1267,7 +1267,7 @@ python3 "$here/scripts/bench/data_archive.py" pack "$(dirname "$out")"
 
 #@lib raw_spawn
 # Sourced by resize.sh phases and resize.sh spawn-addhost (not run): the raw MPI_Comm_spawn + merge
-# of spawn_pingpong.c's spawn mode, built and run the same way by both. Needs $here (the
+# of spawn_pingpong's (probes.c) spawn mode, built and run the same way by both. Needs $here (the
 # source tree) and, for the cluster's, CLUSTER (scripts/cluster.sh).
 lib_raw_spawn() {
 : "${here:?raw_spawn_lib.sh: set here to the source tree before sourcing it}"
@@ -1278,7 +1278,7 @@ export PMIX_MCA_gds=hash OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
        OMPI_MCA_mpi_yield_when_idle=1
 
 raw_spawn_build() {  # <output>: spawn_pingpong alone
-  mpicc -O2 "$here/scripts/bench/spawn_pingpong.c" -o "$1"
+  mpicc -O2 -DPROBE_SPAWN_PINGPONG "$here/scripts/bench/probes.c" -o "$1"
 }
 
 # spawn_pingpong linked with a driver's libraries (its NEEDED entries and run path): its
@@ -1288,7 +1288,7 @@ raw_with_libs() {  # <driver executable> <output>
   rp=$(readelf -d "$1" | sed -n 's/.*R[UN]*PATH.*\[\(.*\)\]/\1/p')
   libs=$(readelf -d "$1" | sed -n 's/.*Shared library: \[\(.*\)\]/-l:\1/p' | grep -v -e libmpi.so -e libc.so -e libm.so -e libgcc_s)
   # shellcheck disable=SC2046,SC2086
-  mpicc -O2 "$here/scripts/bench/spawn_pingpong.c" -o "$2" $(tr ':' '\n' <<<"$rp" | grep . | sed 's/^/-L/') \
+  mpicc -O2 -DPROBE_SPAWN_PINGPONG "$here/scripts/bench/probes.c" -o "$2" $(tr ':' '\n' <<<"$rp" | grep . | sed 's/^/-L/') \
     -Wl,--no-as-needed $libs -Wl,-rpath,"$rp"
 }
 

@@ -101,7 +101,7 @@ def median_iter(record, first, key):
 
 
 def raw_spawn(path):
-    """Raw MPI_Comm_spawn + merge (spawn_pingpong.c's spawn mode), seconds: (the median of
+    """Raw MPI_Comm_spawn + merge (spawn_pingpong's (probes.c) spawn mode), seconds: (the median of
     the repetitions after the warm-up, the warm-up = the job's first spawn; None where the
     file, written before it printed the warm-up, does not say)."""
     try:
@@ -353,7 +353,7 @@ def move_section(rows):
 def spawn_other_section(rows):
     """The spawn beside the raw spawns, and the record's other phase by step."""
     out = ["### The spawn and the other phase, step by step", "",
-           "The raw spawn, four ways, each round right after the resize: the program alone (`spawn_pingpong.c`: "
+           "The raw spawn, four ways, each round right after the resize: the program alone (spawn_pingpong in `probes.c`: "
            "MPI_Init, merge, barrier) and the same program linked with the driver's libraries (its newcomers load "
            "ScaLAPACK, OpenBLAS and the library and run blacs-dyn's MPI_Init, as the driver's do, then merge; "
            "`rawlibs.R.txt`), each as the median of 5 spawns after a warm-up and as the warm-up itself, the job's "

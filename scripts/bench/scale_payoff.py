@@ -21,7 +21,7 @@ fed with
   - t_iter: the session's predictor's own model (resize::compute_time: work / speed, no
     communication term): PDGEMM 2 N^3 flops, PDGETRF 2/3 N^3 flops per iteration, spread
     evenly over P processes at one core's DGEMM / DGETRF rate measured here by
-    scripts/bench/core_rate.c (OpenBLAS, one thread, CPU time). Leaving communication out
+    core_rate in scripts/bench/probes.c (OpenBLAS, one thread, CPU time). Leaving communication out
     makes the iteration on 4,096 processes look faster than it is, so the payoff points
     are a lower bound for a real code.
 
@@ -46,7 +46,7 @@ T_OTHER = 0.3019  # docs/guide/checkpoint.md: 2x2 -> 3x3 by spawn, "other" 301.9
 def core_rates():
     with tempfile.TemporaryDirectory() as d:
         exe = os.path.join(d, "core_rate")
-        subprocess.run(["cc", "-O2", os.path.join(HERE, "core_rate.c"), "-o", exe, "-lopenblas", "-llapacke"],
+        subprocess.run(["cc", "-O2", "-DPROBE_CORE_RATE", os.path.join(HERE, "probes.c"), "-o", exe, "-lopenblas", "-llapacke"],
                        check=True)
         out = subprocess.run([exe, "1500", "3"], check=True, capture_output=True, text=True,
                              env=dict(os.environ, OPENBLAS_NUM_THREADS="1")).stdout
@@ -70,7 +70,7 @@ def spawn_fit(path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rates", help="GEMM,GETRF Gflop/s of one core (default: measure with core_rate.c)")
+    ap.add_argument("--rates", help="GEMM,GETRF Gflop/s of one core (default: measure with core_rate in probes.c)")
     ap.add_argument("--variant", default="notest", help="results.tsv variant of the simulated run")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs/data/scale_sim"))
     a = ap.parse_args()
@@ -111,7 +111,7 @@ def main():
             f.write("\t".join(f"{r[k]:.6g}" if isinstance(r[k], float) else str(r[k]) for k in keys) + "\n")
 
     md = []
-    md.append(f"Inputs: one core {r_mm:.1f} Gflop/s DGEMM, {r_lu:.1f} Gflop/s DGETRF (core_rate.c, OpenBLAS, one "
+    md.append(f"Inputs: one core {r_mm:.1f} Gflop/s DGEMM, {r_lu:.1f} Gflop/s DGETRF (core_rate in probes.c, OpenBLAS, one "
               f"thread, CPU time); redistribution {ratio:.2f}x the node-link bound (simulated exp4096, N = {n_sim}: "
               f"{t_sim * 1e3:.2f} ms, bound {b_sim * 1e3:.2f} ms, variant {a.variant}); spawn of {P_NEW - P_OLD} "
               f"processes on {nodes_new} nodes extrapolated from {len(pts)} measured points "

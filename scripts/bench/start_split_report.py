@@ -13,13 +13,13 @@ from collections import defaultdict
 from pathlib import Path
 
 # variant, what it adds, the variant it adds to
-SPAWN = [("raw_plain", "bare spawn of 2 + merge (spawn_pingpong.c)", None),
+SPAWN = [("raw_plain", "bare spawn of 2 + merge (spawn_pingpong in probes.c)", None),
          ("raw_ext", "+ the driver's external libraries loaded", "raw_plain"),
          ("raw_libs", "+ the project's libraries (blacs-dyn's MPI_Init wrapper)", "raw_ext"),
          ("expand", "+ blacs-dyn's expansion (blacs_dyn_expand)", "raw_libs"),
          ("resize_nopf", "+ the driver and the resize library, RESIZE_PREFAULT=off", "expand"),
          ("resize", "+ the prefault thread: the driver's resize as it runs", "resize_nopf")]
-JOIN = [("join_bare", "bare join of 2 (bare_join.c)", None),
+JOIN = [("join_bare", "bare join of 2 (bare_join in probes.c)", None),
         ("join_libs", "+ all the driver's libraries", "join_bare"),
         ("join_nopf", "the driver's resize by a join, RESIZE_PREFAULT=off", "join_libs"),
         ("join_resize", "+ the prefault thread: the resize by a join as it runs", "join_nopf")]
