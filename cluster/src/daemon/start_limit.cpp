@@ -104,6 +104,8 @@ std::optional<slurm::JobRange> read_range(const StartFacts& f, const StartRead& 
     } else {
       bool named = false;
       line = slurm::submit_line_node_range(first, rec.command, rec.workdir, &named);
+      // a job with no script (sbatch --wrap, Command=(null)): its options end at --wrap
+      named = named || (rec.command == "(null)" && (" " + first).find(" --wrap") != std::string::npos);
       if (!named)
         return d = decided(Kind::Refused, "sacct's SubmitLine does not name its batch script (Command=): its -N cannot "
                                           "be told from the script's own arguments"),

@@ -45,10 +45,10 @@ slurm::ClusterView view(double t, int count, double limit) {
 
 // `scontrol show job -o 7` as Slurm prints it (the fields read, among others).
 std::string record(int nodes, const std::string& limit = "00:04:00", const std::string& name = "job",
-                   const std::string& start = "100000") {
+                   const std::string& start = "100000", const std::string& command = "/home/u/job.sh") {
   return "JobId=7 JobName=" + name + " UserId=u(1000) GroupId=u(1000) JobState=RUNNING RunTime=00:00:20 TimeLimit=" + limit +
          " TimeMin=N/A SubmitTime=99990 StartTime=" + start + " EndTime=Unknown NodeList=node[1-2] NumNodes=" +
-         std::to_string(nodes) + " NumCPUs=2 Command=/home/u/job.sh WorkDir=/home/u StdOut=/home/u/out\n";
+         std::to_string(nodes) + " NumCPUs=2 Command=" + command + " WorkDir=/home/u StdOut=/home/u/out\n";
 }
 
 StartRead read(const std::string& rec, const std::string& script = "#!/bin/bash\n#SBATCH -N 2-3\n#SBATCH -t 4\nrun\n",
@@ -125,6 +125,10 @@ TEST(ArbiterStartLimit, StartedBelowItsRangeOneRaiseByTheRule) {
   const StartDecision line = decide_start_limit(facts(), read(record(2), "#SBATCH -N 2\n", "sbatch -N 2-3 job.sh -N 9\n"));
   ASSERT_EQ(line.kind, Kind::Raise) << line.why;
   EXPECT_NE(line.why.find("(the sbatch command line)"), std::string::npos);
+  // a job without a script (sbatch --wrap: Command=(null)): its options end at --wrap
+  const std::string wrap_record = record(2, "00:04:00", "job", "100000", "(null)");
+  EXPECT_EQ(decide_start_limit(facts(), read(wrap_record, "#!/bin/sh\n", "sbatch -N 2-3 --wrap 'run -N 9'\n")).kind, Kind::Raise);
+  EXPECT_EQ(decide_start_limit(facts(), read(wrap_record, "#!/bin/sh\n", "sbatch -N 2-3 run.sh\n")).kind, Kind::Refused);
 }
 
 TEST(ArbiterStartLimit, NoneAtTheTopOrWithoutARangeOrRaisedAlready) {
