@@ -34,6 +34,14 @@
 # ReqNodeNotAvail, while sinfo listed it idle+planned); hence fresh nodes for each case.
 # At the end: the journal holds exactly the two limit-extended lines (R, C), the log their
 # "TimeLimit 10 -> M min" lines; D and R2 are still at 10 min, R at its one raise.
+#   5. A start below the range: the daemon again with --extend-limits on (same state
+#      directory); root's recipe job S, sbatch -N 2-3 --time=4, while only node1 and node3
+#      are free (the jobs of cases 1 and 4 ended there; every other node is held): Slurm
+#      starts it on 2, and S's TimeLimit read back with scontrol rises from 4 min to the
+#      rule's amount (limits::raise_at_start: 240 s x its model's t(2)/t(3), at most the cap
+#      240 x 3/2 = 360 s, rounded up to Slurm's minute within the cap), recomputed from its
+#      journal line ("at": "start-below-range"); one line only, the limit unchanged, after two
+#      more views and after a restart of the daemon (never raised twice for one start).
 # Every wait polls Slurm, the job's output, the journal or --status with a bound.
 # Usage: arbiter_extend_limits.sh <source dir> <build dir>
 SRC=$1 BUILD=$2
@@ -49,7 +57,7 @@ getent passwd slurm >/dev/null || { echo "SKIPPED: no user slurm (the Debian slu
 LIB=$(ldd "$DAEMON" | awk '$1 ~ /^libmalleable_cluster/ {print $3}')
 [[ -f $LIB ]] || { echo "SKIPPED: ldd names no libmalleable_cluster for $DAEMON"; exit 77; }
 USERS=(mallc-lim-a mallc-lim-b)
-NAMES=limR,limR2,limX,limY,limC,limD,limW
+NAMES=limR,limR2,limS,limF,limX,limY,limC,limD,limW
 . "$SRC/tests/support/test_users.sh"
 work=""
 daemon_pid=""
@@ -229,12 +237,13 @@ wait_state "$jobX" "RUNNING|node3" 60
 wait_state "$jobY" "RUNNING|node8" 60
 wait_state "$jobC" "RUNNING|node[4-5]" 60
 wait_state "$jobD" "RUNNING|node[6-7]" 60
-recipe_job() {  # <name> <job dir>: root's recipe job, -N 1-2, asking the arbiter; its id
+recipe_job() {  # <name> <job dir> [MIN MAX MINUTES STOP]: root's recipe job (-N 1-2, 10 min), asking the arbiter; its id
+  local lo=${3:-1} hi=${4:-2} minutes=${5:-10} stop=${6:-$d/stop}
   slurm_job_script "$work/$1.sh" \
     "export RESIZE_ARBITER=$SOCK RESIZE_ARBITER_MUNGE=$MSOCK RESIZE_ARBITER_USER=slurm" \
-    "export RESIZE_SLURM_MIN_NODES=1 RESIZE_SLURM_MAX_NODES=2 RESIZE_SLURM_INTERVAL=0.5 RESIZE_SLURM_ITERATIONS=0 RESIZE_SLURM_GROW=off BLACS_DYN_JOIN_TIMEOUT=90 RESIZE_SLURM_JOIN_DEADLINE=120" \
-    "exec $BUILD/bin/malleable-run --job-dir $2 -- $BUILD/apps/pdgemm_resizable -n 240 --nb 16 -g 2x2 -i 1000000 -p slurm --stop-file $d/stop"
-  sub -J "$1" -N 1-2 --ntasks-per-node=2 --time=10 -o "$work/$1.out" "$work/$1.sh"
+    "export RESIZE_SLURM_MIN_NODES=$lo RESIZE_SLURM_MAX_NODES=$hi RESIZE_SLURM_INTERVAL=0.5 RESIZE_SLURM_ITERATIONS=0 RESIZE_SLURM_GROW=off BLACS_DYN_JOIN_TIMEOUT=90 RESIZE_SLURM_JOIN_DEADLINE=120" \
+    "exec $BUILD/bin/malleable-run --job-dir $2 -- $BUILD/apps/pdgemm_resizable -n 240 --nb 16 -g 2x2 -i 1000000 -p slurm --stop-file $stop"
+  sub -J "$1" -N "$lo-$hi" --ntasks-per-node=2 --time="$minutes" -o "$work/$1.out" "$work/$1.sh"
 }
 jobR=$(recipe_job limR "$work/jobR") || fail "R refused"
 wait_for "$work/limR.out" "malleable-run: launch 1: 4 processes on node1:2 \(joined at its start by the launches" 120 >/dev/null
@@ -382,4 +391,53 @@ grep -q "job $jobR: TimeLimit 10 -> $newR min" "$work/arbiter.log" || fail "no l
 grep -q "job $jobC: TimeLimit 10 -> 30 min" "$work/arbiter.log" || fail "no log line for C's raise"
 for f in limR limR2; do grep -Eq "result check.*OK" "$work/$f.out" || { tail -n 20 "$work/$f.out"; fail "$f: no passing result check"; }; done
 echo "journal: the 2 limit-extended lines (R $jobR 10 -> $newR, C $jobC 10 -> 30), none for X $jobX, Y $jobY, D $jobD, R2 $jobR2"
+
+# ---- 5. a start below the range: S, -N 2-3 on the 2 free nodes, its limit rises ------------
+start_daemon on
+# node1 and node3 free (R and R2 ended there); a filler F holds whatever else is idle now (W's
+# and C's and D's limits may have passed; it may pend on a node given back, which nobody gets)
+others=$("$CLUSTER" exec head sinfo -h -N -t idle -o %N | sort -u | grep -vxE 'node[13]' | paste -sd, -)
+if [[ -n $others ]]; then
+  jobF=$(sub -J limF -N "$(tr , '\n' <<<"$others" | wc -l)" -w "$others" --time=10 -o /dev/null --wrap "sleep 600") || fail "F refused"
+  echo "filler F $jobF on $others: $(sq "$jobF" "%T %N %r")"
+fi
+jobS=$(recipe_job limS "$work/jobS" 2 3 4 "$d/stopS") || fail "S refused"
+wait_state "$jobS" "RUNNING|node[1,3]" 90
+wait_for "$work/limS.out" "^\[pdgemm\] iter +3 " 120 >/dev/null
+startS=$(start_of "$jobS")
+lineS=$(wait_line limit-extended "$jobS" 60) ||
+  fail "S not raised at its start; its lines: $(lines limit-start-kept "$jobS")$(lines limit-start-refused "$jobS")"
+echo "S's line: $lineS"
+check_start_line() {  # <journal line> <scontrol's minutes>: the rule's raise, recomputed
+  python3 - "$1" "$2" <<'PY'
+import json, math, re, sys
+line, now_min = json.loads(sys.argv[1]), int(sys.argv[2])
+assert line["at"] == "start-below-range" and line["old_min"] == 4, line
+m = re.search(r"^start-below-range: -N 2-3 \(the sbatch command line\), started on 2 of the 3 node\(s\) at the top of its "
+              r"range: its limit of 240 s scaled by ([\d.]+) \((its model|perfect scaling)\): \+(\d+) s(, capped)? "
+              r"\(cap 360 s: the limit x 3/2\)$", line["why"])
+assert m, line["why"]
+ratio, how, by = float(m.group(1)), m.group(2), int(m.group(3))
+assert 1 < ratio <= 1.5, ratio
+assert abs(by - 240 * (ratio - 1)) <= 1, (by, ratio)
+want = min(math.ceil(240 * ratio / 60 - 1e-6), 6)
+assert line["new_min"] == want, "new %d min, the rule gives %d" % (line["new_min"], want)
+assert now_min == want, "scontrol shows %d min, the rule %d" % (now_min, want)
+print("ok: S started on 2 of -N 2-3: TimeLimit 4 -> %d min (scontrol), 240 s x %.3f (%s) = %.0f s, cap 360 s" %
+      (now_min, ratio, how, 240 * ratio))
+PY
+}
+check_start_line "$lineS" "$(limit_of "$jobS")" || fail "S's raise at its start is not the rule's"
+[[ $(start_of "$jobS") == "$startS" ]] || fail "S's StartTime changed"
+two_views_after "$(date +%s.%N)"
+stop_daemon
+start_daemon on  # a restart: the start is judged, never raised again
+two_views_after "$(date +%s.%N)"
+[[ $(lines limit-extended "$jobS" | wc -l) == 1 ]] || fail "S's limit-extended lines: $(lines limit-extended "$jobS")"
+check_start_line "$lineS" "$(limit_of "$jobS")" || fail "S's limit changed after more views and a restart"
+grep -q "job $jobS: TimeLimit 4 -> $(limit_of "$jobS") min (start-below-range" "$work/arbiter.log" || fail "no log line for S's raise"
+touch "$d/stopS"
+slurm_wait_end "$jobS" 120
+stop_daemon
+echo "ok: S raised once at its start, by the rule, from Slurm's record"
 echo "PASS"
