@@ -60,7 +60,7 @@ void Cluster::floors() {
   for (std::size_t k = 0; k < w_.jobs.size(); ++k) {
     const Job& j = w_.jobs[k];
     start_floor_[k] = j.min_nodes;
-    if (!limits_ || follows_ || !j.malleable || j.kill_limit_s() <= 0 || j.min_nodes >= j.nodes) continue;
+    if (!limits_ || follows_ || !start_guard_ || !j.malleable || j.kill_limit_s() <= 0 || j.min_nodes >= j.nodes) continue;
     // Slurm may start it on anything in [floor, top]: the floor is the fewest nodes whose
     // predicted run keeps the limit, at most the size it asked for.
     const double per_iteration = limit_overhead_s_;
@@ -206,7 +206,7 @@ std::vector<std::size_t> Cluster::schedule(double now) {
       const int top = range_top(j);
       const bool limit = job.limit_s > 0;
       waiting.push_back({job.id, top, limit ? job.limit_s : job.runtime_s(top), job.malleable ? start_floor_[j] : 0,
-                         job.serial_fraction, limit, job.comm_fraction, limit && follows_ ? job.nodes : 0});
+                         job.serial_fraction, limit, job.comm_fraction, limit && follows_ && start_guard_ ? job.nodes : 0});
       at.push_back(k);
     }
   };
@@ -267,7 +267,7 @@ std::vector<std::size_t> Cluster::schedule(double now) {
     s.running = true;
     s.since = now;
     const double run_limit = w_.jobs[j].run_limit_s;
-    s.estimated_end = now + (run_limit > 0 ? limit_on(j, st.nodes) : waiting[st.index].estimate_on(st.nodes));
+    s.estimated_end = now + (run_limit > 0 ? start_limit(j, st.nodes) : waiting[st.index].estimate_on(st.nodes));
     s.record.start_s = now;
     s.record.start_nodes = s.record.min_held = s.record.max_held = st.nodes;
     if (w_.jobs[j].user >= 0) {
@@ -322,6 +322,15 @@ void Cluster::extend_limit(std::size_t job, double by_s) {
 void Cluster::set_limit_follows_size(bool on) {
   follows_ = on;
   floors();
+}
+
+void Cluster::set_start_guard(bool on) {
+  start_guard_ = on;
+  floors();
+}
+
+double Cluster::start_limit(std::size_t job, int n) const {
+  return start_guard_ ? limit_on(job, n) : w_.jobs.at(job).kill_limit_s();
 }
 
 double Cluster::limit_on(std::size_t job, int n) const {

@@ -52,6 +52,15 @@ class Cluster {
   // extends the limit (extend_limit). Needs set_time_limits(true).
   void set_limit_follows_size(bool on);
   bool limit_follows_size() const { return follows_; }
+  // A start below the request guarded by the limit (on, the default: the floor above, or
+  // with the limit following the size, the limit scaled to the start's size). Off: Slurm's
+  // own start of an sbatch -N min-top job, as the emulated runs submit it: on any size down
+  // to the minimum, under the limit it was submitted with (ended at it when its run there
+  // is longer); a limit that follows the size then moves only at a give-back, as the
+  // arbiter's --extend-limits on did before it raised a limit at a start below the range.
+  void set_start_guard(bool on);
+  // Job j's limit from a start on n nodes: limit_on(j, n) with the guard, its kill limit without.
+  double start_limit(std::size_t job, int n) const;
   // Job j's limit on n nodes: its kill limit, scaled by its model's time on n over its time
   // on the size it asked for when the limit follows the size and n is fewer (0: none);
   // limits::limit_at_start, the arbiter's rule at a start below the range (never past
@@ -213,6 +222,7 @@ class Cluster {
   long narrowed_count_ = 0;
   bool limits_ = false;
   bool follows_ = false;
+  bool start_guard_ = true;
   PeriodPolicy periods_;
   double estimate(std::size_t job) const;
   double limit_overhead_s_ = 0;

@@ -72,7 +72,7 @@ struct Cli {
   bool all_rigid = false, no_expansion = false, ranges = false, no_growth = false, no_give_back = false;
   bool limit_follows_size = false;
   std::string policy = "arbiter", range_top = "max", start_mode = "full", one_update, backfill = "easy";
-  std::string time_limits = "on", speedup = "amdahl", prime_time;
+  std::string time_limits = "on", speedup = "amdahl", prime_time, range_start = "guarded";
   double prime_max_h = 4, range_efficiency = 0.5;
   Cluster::UserLimits user_limits;
   Cluster::FairShare fair_share;
@@ -161,6 +161,13 @@ void add_policy_options(CLI::App& app, Cli& c) {
   app.add_option("--time-limits", c.time_limits, "on (default): a job ends at its time limit, killed, and a shrink or "
                  "a start below its request is allowed only while its predicted end keeps the limit; off: never ended")
       ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--range-start", c.range_start, "--start-ranges with --time-limits on: guarded (default): a "
+                 "malleable job starts below its request only on a size whose predicted run keeps its limit (with "
+                 "--limit-follows-size on any size, its limit scaled to it); slurm: as Slurm starts sbatch -N min-top, "
+                 "on any size down to its minimum under the limit it was submitted with, ended at it (a limit that "
+                 "follows the size moves only at a give-back: the emulated runs before the arbiter raised a limit at "
+                 "a start below the range)")
+      ->check(CLI::IsMember({"guarded", "slurm"}));
   app.add_flag("--start-ranges", c.ranges, "malleable jobs start on fewer nodes, down to their minimum (Slurm "
                "--nodes=min-max)");
   app.add_option("--range-top", c.range_top, "the top of a malleable job's node range: max (its max_nodes, as the "
@@ -253,7 +260,7 @@ void add_options(CLI::App& app, Cli& c) {
 // them: a rigid arm may name the same model as the others.
 std::string no_malleable(const Cli& c, const std::string& why) {
   for (const char* o : {"--start-ranges", "--policy", "--cost-scale", "--no-expansion", "--one-update", "--iteration-s",
-                        "--limit-follows-size", "--interval", "--no-growth", "--no-give-back", "--start",
+                        "--limit-follows-size", "--range-start", "--interval", "--no-growth", "--no-give-back", "--start",
                         "--give-gain-share", "--min-growth-efficiency"})
     if (c.is_given(o))
       return std::string(o) + " has no effect: no job is malleable (" + why + "); it acts on malleable jobs only";
@@ -283,6 +290,8 @@ std::string refused(const CLI::App& app, const Cli& c) {
   for (const char* o : {"--outage-min-h", "--outage-window-h"})
     if (given(o) && c.outages != "infer") return std::string(o) + " needs --outages infer";
   if (given("--range-top") && !c.ranges) return "--range-top needs --start-ranges";
+  if (given("--range-start") && (!c.ranges || c.time_limits != "on"))
+    return "--range-start needs --start-ranges and --time-limits on (without either no start is below a limit)";
   if (given("--range-efficiency") && c.range_top != "efficient")
     return "--range-efficiency needs --range-top efficient";
   if (given("--speedup-file") && c.speedup != "measured")
@@ -497,6 +506,7 @@ RunOptions run_options(const Cli& c, const Costs& costs) {
   o.no_growth = c.no_growth;
   o.no_give_back = c.no_give_back;
   o.limit_follows_size = c.limit_follows_size;
+  o.start_guard = c.range_start == "guarded";
   // The arbiter's windows are for a query every 2 s; queried every `interval` simulated
   // seconds, they stretch by interval / 2.
   const double stretch = std::max(1.0, c.interval / 2);

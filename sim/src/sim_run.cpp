@@ -309,7 +309,7 @@ void run_malleable(Sim& sim, std::size_t j, Procs& p) {
 
 void job_actor(Sim* sim, std::size_t j) {
   const Job& job = sim->cluster.workload().jobs[j];
-  const double limit = sim->cluster.limit_on(j, static_cast<int>(sim->cluster.held(j).size()));
+  const double limit = sim->cluster.start_limit(j, static_cast<int>(sim->cluster.held(j).size()));
   sim->deadline[j] = sim->opt.time_limits && limit > 0 ? now_s() + sim->costs.launch_s + limit : kNoLimit;
   if (sim->opt.limit_follows_size && sim->deadline[j] < kNoLimit)
     sim->deadline_cap[j] =
@@ -393,6 +393,7 @@ std::vector<JobRecord> simulate(Cluster cluster, const Costs& costs, const RunOp
   Sim sim(std::move(cluster), costs, o);
   sim.cluster.set_time_limits(o.time_limits, sim.overhead_s());
   sim.cluster.set_limit_follows_size(o.time_limits && o.limit_follows_size);
+  sim.cluster.set_start_guard(o.start_guard);
   sim.deadline.assign(sim.cluster.workload().jobs.size(), kNoLimit);
   sim.deadline_cap.assign(sim.cluster.workload().jobs.size(), kNoLimit);
   auto* zone = sg4::create_star_zone("cluster");

@@ -45,6 +45,9 @@ struct RunOptions {
   // by the limit (Cluster::set_limit_follows_size). The arbiter's --extend-limits on makes
   // both raises in Slurm by the same functions (limits::raise_at_start, raise_for_give_back).
   bool limit_follows_size = false;
+  // A start below the request guarded by the limit (Cluster::set_start_guard); false:
+  // Slurm's own start of a -N min-top job, under the limit as submitted.
+  bool start_guard = true;
   cluster::slurm::ArbiterOptions arbiter_options;
   std::ostream* decisions = nullptr;  // JSON lines, one per resize decision (and refusal)
 };

@@ -10,8 +10,10 @@
 #   R  rigid, submitted first: 5 of the 8 nodes (3 idle when M comes: held, counted) or 4
 #      (4 idle: M starts on its floor, nothing narrowed); with --time-limits off M starts
 #      on 3 and nothing is counted either.
-# Then per-user limits (--user-max-jobs) on four small jobs, --infer-user-limits, and
-# fair-share (--fair-share-weight) on three. Then the options without an effect in the run
+# Then --range-start slurm (Slurm's own start of the range): M starts on the 3 idle nodes
+# whatever its limit, nothing narrowed, and is ended at its limit. Then per-user limits
+# (--user-max-jobs) on four small jobs, --infer-user-limits, and fair-share
+# (--fair-share-weight) on three. Then the options without an effect in the run
 # they were given to (the arbiter's weights off their policy or lever, --interval and the
 # levers under --policy none, the malleable-only options where no job is malleable), values
 # past physical sense (an option's refused; a log's record dropped, counted and said), an
@@ -83,6 +85,10 @@ refuse "--no-give-back" -- --limit-follows-size --no-give-back "${w[@]}"
 refuse "--rigid" -- --limit-follows-size --rigid "${w[@]}"
 honour --limit-follows-size --policy none --start-ranges "${w[@]}"
 honour --limit-follows-size --policy arbiter "${w[@]}"
+refuse "--start-ranges" -- --range-start slurm --policy none "${w[@]}"
+refuse "--time-limits on" -- --range-start slurm --start-ranges --time-limits off "${w[@]}"
+honour --range-start slurm --start-ranges --policy none "${w[@]}"
+honour --range-start guarded --start-ranges --limit-follows-size "${w[@]}"
 # starts_narrowed, three arms of the same job M.
 narrowed() {  # narrowed WORKLOAD ARGS...: the run's starts_narrowed
   "$bin" --workload "$1" --start-ranges --policy none "${@:2}" --out "$tmp/n.json" 2>"$tmp/err" ||
@@ -92,6 +98,18 @@ narrowed() {  # narrowed WORKLOAD ARGS...: the run's starts_narrowed
 held=$(narrowed "$tmp/w5.json") room=$(narrowed "$tmp/w4.json") off=$(narrowed "$tmp/w5.json" --time-limits off)
 echo "starts_narrowed: held at 3 idle $held, 4 idle $room, limits off $off"
 [[ $held == 1 && $room == 0 && $off == 0 ]] || { echo "FAILED: starts_narrowed $held $room $off (want 1 0 0)"; fail=1; }
+# Slurm's own start of the range (--range-start slurm): M starts at once on the 3 idle nodes,
+# whatever its limit, nothing narrowed, and it is ended at its 110-s limit (133 s of work there).
+slurm=$(narrowed "$tmp/w5.json" --range-start slurm --records "$tmp/n.csv")
+python3 - "$tmp/n.json" "$tmp/n.csv" "$slurm" <<'PY' || { echo "FAILED: --range-start slurm"; fail=1; }
+import csv, json, sys
+m, rows, narrowed = json.load(open(sys.argv[1])), {r["id"]: r for r in csv.DictReader(open(sys.argv[2]))}, sys.argv[3]
+r = rows["M"]
+assert narrowed == "0" and r["start_nodes"] == "3" and float(r["start_s"]) < 2, (narrowed, r)
+assert r["killed"] == "1" and abs(float(r["end_s"]) - float(r["start_s"]) - 110) < 1, r
+assert m["killed_malleable"] == 1, m
+print(f"--range-start slurm: M started at {float(r['start_s']):.0f} s on 3 nodes, ended at its 110-s limit")
+PY
 # Per-user limits end to end: three 100-s jobs of user 1 and one of user 2 on 8 idle nodes;
 # --user-max-jobs 1 runs user 1's one after another (held, counted), user 2's at once.
 cat >"$tmp/u.json" <<'JSON'

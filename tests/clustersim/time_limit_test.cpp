@@ -260,3 +260,45 @@ TEST(ClusterSimTimeLimit, ExtensionFollowsTheSizeUpToTheCap) {
   EXPECT_DOUBLE_EQ(extend_with_size(1200, 1100, kNoLimit, 2, 3, 10).by_s, 0);     // past it
   EXPECT_DOUBLE_EQ(extend_with_size(100, 1100, kNoLimit, 2, 2, 0).by_s, 0);        // the same speed
 }
+
+// Slurm's own start of a range (set_start_guard(false), --range-start slurm): sbatch -N
+// min-top starts the job on whatever of its range is idle, down to its minimum, whatever
+// its limit, and the limit stays as submitted even when it follows the size (the arbiter's
+// --extend-limits on raises it only at a give-back); the cap of such a raise is untouched.
+TEST(ClusterSimTimeLimit, SlurmStartsARangeWhateverItsLimit) {
+  const Job tight = malleable("tight", 4, 800, 300);  // [2, 8]: 400 s on 2 nodes, past its 300-s limit
+  Job big;
+  big.id = "big";
+  big.nodes = big.min_nodes = big.max_nodes = 14;
+  big.work_node_s = 14000;
+  const auto run = [&](bool guard, bool follows) {
+    Cluster c(Workload{"", 0, 16, 0.5, 1, {big, tight}});
+    c.set_start_ranges(true);
+    c.set_time_limits(true);
+    c.set_limit_follows_size(follows);
+    c.set_start_guard(guard);
+    c.submit(0, 0);
+    c.submit(1, 0);
+    c.schedule(0);
+    return c;
+  };
+  const Cluster guarded = run(true, false);  // 2 idle nodes, its floor 3: it waits
+  EXPECT_EQ(guarded.start_floor(1), 3);
+  EXPECT_FALSE(guarded.running(1));
+  const Cluster slurm = run(false, false);
+  EXPECT_EQ(slurm.start_floor(1), 2);
+  EXPECT_FALSE(slurm.start_narrowed(1));
+  ASSERT_TRUE(slurm.running(1));
+  EXPECT_EQ(slurm.held(1).size(), 2u);
+  EXPECT_DOUBLE_EQ(slurm.estimated_end(1), 300);  // planned to end at its limit, not its 400-s run
+  EXPECT_DOUBLE_EQ(slurm.start_limit(1, 2), 300);
+  const Cluster scaled = run(true, true);  // the lever as the simulator has it: scaled at the start
+  ASSERT_TRUE(scaled.running(1));
+  EXPECT_DOUBLE_EQ(scaled.estimated_end(1), 600);
+  const Cluster raised_at_give_back = run(false, true);
+  ASSERT_TRUE(raised_at_give_back.running(1));
+  EXPECT_EQ(raised_at_give_back.held(1).size(), 2u);
+  EXPECT_DOUBLE_EQ(raised_at_give_back.estimated_end(1), 300);
+  EXPECT_DOUBLE_EQ(raised_at_give_back.start_limit(1, 2), 300);
+  EXPECT_DOUBLE_EQ(raised_at_give_back.limit_on(1, 2), 600);  // a give-back's cap still scales
+}
