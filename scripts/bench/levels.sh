@@ -20,7 +20,7 @@ _help() {  # <case>: the notes above the case's function
 # H5Dwrite_chunk / H5Dread_chunk), one after the other in one run; then 2x2 -> 3x3. Each line also times raw MPI-IO in the checkpoint's own pattern.
 # Then the overhead of periodic checkpoints at the Young/Daly interval on the time per
 # iteration (pdgemm without and with --checkpoint-every auto, back to back), and the
-# section of docs/measurements/results.md with its plot (checkpoint_report.py, splice_sections.py).
+# section of docs/measurements/results.md with its plot (levels_report.py checkpoint, splice_sections.py).
 # Usage: levels.sh checkpoint [build dir] [N] [NB] [repeats]   (DIR: $CHECKPOINT_BENCH_DIR or a mktemp dir)
 case_checkpoint() {
 set -euo pipefail
@@ -71,11 +71,11 @@ printf 'command\t%s\nhost\t%s\nload_before\t%s\nload_after\t%s\ndate\t%s\nov_n\t
   "$load_before" "$load_after" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$ov_n" "$ov_mtbf" > "$out/meta.tsv"
 cd "$here"
 if [[ -z ${CHECKPOINT_BENCH_OUT:-} ]]; then
-  python3 scripts/bench/checkpoint_report.py --data "${out#"$here"/}" --plot docs/img/checkpoint.png
+  python3 scripts/bench/levels_report.py checkpoint --data "${out#"$here"/}" --plot docs/img/checkpoint.png
   python3 scripts/bench/splice_sections.py --only checkpoint --data "$(dirname "${out#"$here"/}")"
   python3 scripts/bench/data_archive.py pack "${out#"$here"/}" >/dev/null  # the overhead runs into runs.tar.xz
 else  # elsewhere (ctest): render next to the data, leave docs/ alone
-  python3 scripts/bench/checkpoint_report.py --data "$out" --plot "$out/checkpoint.png"
+  python3 scripts/bench/levels_report.py checkpoint --data "$out" --plot "$out/checkpoint.png"
 fi
 }
 

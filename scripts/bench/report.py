@@ -643,12 +643,12 @@ class Report:
             "the CPU a waiting rank burns, so it barely falls with the grid; PDGEMM's t_p is large, so its payoff is "
             "short whatever the placement; and on the wall clock no expansion pays off, as more ranks than cores "
             "cannot run faster.")
-        # one colour per (program, N), as scripts/bench/payoff_plot.py draws it from the tables
+        # one colour per (program, N), as scripts/bench/scale_payoff.py payoff-plot draws it from the tables
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        import payoff_plot
+        import scale_payoff  # its payoff-plot part (script: the gnuplot commands)
         paths = {key: self.data(f"payoff_{key[0]}_{key[1]}.dat", [(i + 1, pg, pl) for i, ch, pg, pl in pts])
                  for key, pts in plot_rows.items()}
-        img = self.gnuplot("payoff.png", payoff_plot.script(plot_rows, self.changes(), lambda app, n: paths[(app, n)]))
+        img = self.gnuplot("payoff.png", scale_payoff.script(plot_rows, self.changes(), lambda app, n: paths[(app, n)]))
         if img:
             self.p(f"![payoff point per expansion]({img})", "")
 

@@ -27,6 +27,10 @@ fed with
 
   scripts/bench/scale_payoff.py [--rates GEMM,GETRF] [--variant notest] [--out docs/data/scale_sim]
 Writes payoff.tsv and payoff.md in --out and prints the table.
+
+Subcommands: payoff-plot [--results MD] [--img PNG] (the payoff plot of Tables 5.3-5.12) and
+plan-scale-table [docs/data/plan-scale.txt] (scale.md's plan tables); their notes in
+DOC_PAYOFF_PLOT and DOC_PLAN_SCALE_TABLE below.
 """
 import argparse
 import csv
@@ -131,5 +135,149 @@ def main():
     print(text)
 
 
+
+# ---- payoff-plot (`scripts/bench/scale_payoff.py payoff-plot ARGS`, its arguments as when it was a script of its own)
+DOC_PAYOFF_PLOT = """The payoff plot of docs/measurements/results.md ("Tables 5.3-5.12"), drawn again from the
+payoff column of the committed tables, without rerunning reproduce.sh (report.py draws the
+same plot from a run's raw data, with the same colours).
+
+    scale_payoff.py payoff-plot [--results docs/measurements/results.md] [--img docs/img/payoff.png]
+
+One colour per (program, N), Global dashed and Local2 solid: gnuplot's own cycle repeats
+after 8 series, and the plot has 9.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+           "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aec7e8"]
+HEADER = 'set terminal pngcairo size 900,560 font "Sans,10" noenhanced\nset output "{out}"\nset format y "%g"\nset grid\n'
+
+
+def plot_lines(plot_rows, path_of):
+    """gnuplot plot clauses: plot_rows {(app, n): [(k, change, payoff_global, payoff_local2)]};
+    path_of(app, n) is the data file of that series (columns: index, Global, Local2)."""
+    lines = []
+    for k, (app, n) in enumerate(sorted(plot_rows)):
+        colour = PALETTE[k % len(PALETTE)]
+        path = path_of(app, n)
+        lines.append(f'"{path}" using 1:2 with linespoints lc rgb "{colour}" dt 2 lw 2 title "{app} N={n} Global"')
+        lines.append(f'"{path}" using 1:3 with linespoints lc rgb "{colour}" dt 1 lw 2 title "{app} N={n} Local2"')
+    return lines
+
+
+def script(plot_rows, changes, path_of):
+    labels = " ".join(f'"{ch}" {i + 1},' for i, ch in enumerate(changes)).rstrip(",")
+    return ("set title 'Payoff point (iterations, dedicated-core t_p) per expansion'\n"
+            f"set xtics ({labels})\nset xlabel 'expansion'\nset ylabel 'payoff point'\nset logscale y\n"
+            "set key outside right\nplot " + ", ".join(plot_lines(plot_rows, path_of)) + "\n")
+
+
+def rows_from_results(text):
+    """{(app, n): [(k, change, G, L)]} and the changes, from the section's tables."""
+    sec = text.split("## Tables 5.3-5.12", 1)[1].split("\n## ", 1)[0]
+    rows, changes, app = {}, [], None
+    for line in sec.split("\n"):
+        m = re.match(r"^\*\*(\w+)\*\*$", line.strip())
+        if m:
+            app = m.group(1)
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if app and len(cells) > 8 and cells[0].isdigit():
+            g, l_ = (None if v == "never" else float(v) for v in cells[7].split(" / "))
+            if cells[1] not in changes:
+                changes.append(cells[1])
+            rows.setdefault((app, int(cells[0])), []).append((changes.index(cells[1]), cells[1], g, l_))
+    return rows, changes
+
+
+def main_payoff_plot():
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    ap = argparse.ArgumentParser(description=DOC_PAYOFF_PLOT, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--results", default=os.path.join(root, "docs", "measurements", "results.md"))
+    ap.add_argument("--img", default=os.path.join(root, "docs", "img", "payoff.png"))
+    a = ap.parse_args()
+    rows, changes = rows_from_results(open(a.results).read())
+    if not rows:
+        sys.exit(f"scale_payoff.py payoff-plot: no payoff table in {a.results}")
+    with tempfile.TemporaryDirectory() as t:
+        for (app, n), pts in rows.items():
+            with open(os.path.join(t, f"payoff_{app}_{n}.dat"), "w") as f:
+                for k, _, g, l_ in pts:
+                    f.write(f"{k + 1} {'NaN' if g is None else g} {'NaN' if l_ is None else l_}\n")
+        gp = os.path.join(t, "payoff.gp")
+        with open(gp, "w") as f:
+            f.write(HEADER.format(out=a.img) + script(rows, changes, lambda app, n: os.path.join(t, f"payoff_{app}_{n}.dat")))
+        subprocess.run(["gnuplot", gp], check=True)
+    print(f"scale_payoff.py payoff-plot: {a.img} drawn from {len(rows)} series of {a.results}")
+    return 0
+
+
+# ---- plan-scale-table (`scripts/bench/scale_payoff.py plan-scale-table ARGS`, its arguments as when it was a script of its own)
+DOC_PLAN_SCALE_TABLE = """docs/measurements/scale.md's plan tables from scripts/bench/redist.sh plan-scale's output (docs/data/plan-scale.txt):
+one rank's make_plan time (ms) and heap (KiB) at P near 1,024 / 4,096 / 16,384 / 65,536 for
+each grid family and block size, the slowest of the schedules beside the default one, the
+default's first repetition, and the fitted growth exponents. Usage: scale_payoff.py plan-scale-table [docs/data/plan-scale.txt]"""
+
+
+def main_plan_scale_table():
+    path = sys.argv[1] if len(sys.argv) > 1 else "docs/data/plan-scale.txt"
+    rows, fits, in_fit = [], [], False
+    for line in open(path, encoding="utf-8"):
+        if line.startswith("# growth exponent"):
+            in_fit = True
+            continue
+        if line.startswith("#") or not line.strip() or line.startswith("family"):
+            continue
+        f = line.split()
+        if in_fit:
+            fits.append(f)
+        elif f[0] in ("divisor", "coprime"):
+            rows.append({"family": f[0], "grids": f[1], "P": int(f[2]), "nb": f[3], "schedule": f[4],
+                         "ms": float(f[5]), "first_ms": float(f[6]), "kib": float(f[7]), "transfers": int(f[10])})
+
+    sizes = [1024, 4096, 16384, 65536]
+    kib = lambda v: f"{v:,.1f}" if v < 10 else f"{v:,.0f}"
+    near = lambda p, q: abs(p - q) <= q // 8  # 1,089 ~ 1,024, 4,225 ~ 4,096, 66,049 ~ 65,536
+    blocks = []
+    for r in rows:
+        if r["nb"] not in blocks:
+            blocks.append(r["nb"])
+    print("| family | grids | P | nb | default: ms / KiB | slowest schedule: ms / KiB | default, first call: ms | transfers held |")
+    print("|---|---|---|---|---|---|---|---|")
+    for fam in ("divisor", "coprime"):
+        for nb in blocks:
+            for grids in dict.fromkeys(r["grids"] for r in rows if r["family"] == fam and r["nb"] == nb):
+                sel = [r for r in rows if r["family"] == fam and r["nb"] == nb and r["grids"] == grids]
+                if not sel or not any(near(sel[0]["P"], q) for q in sizes):
+                    continue
+                d = next(r for r in sel if r["schedule"] == "default")
+                w = max(sel, key=lambda r: r["ms"])
+                print(f"| {fam} | {grids.replace('^2', '²')} | {d['P']:,} | {nb} | {d['ms']:.3f} / {kib(d['kib'])} | "
+                      f"{w['ms']:.3f} / {kib(w['kib'])} ({w['schedule']}) | {d['first_ms']:.3f} | {d['transfers']:,} |")
+    print()
+    print("Growth exponent in P of the whole call (least squares on log-log, P ≥ 64):")
+    print()
+    print("| family | nb | schedule | time | heap |")
+    print("|---|---|---|---|---|")
+    for f in fits:
+        print("| " + " | ".join(f) + " |")
+
+
+# The subcommands: the scripts folded in above, each run as it was (its arguments after the
+# subcommand's name); without one, this script's own command line.
+SUBCOMMANDS = {
+    "payoff-plot": main_payoff_plot,
+    "plan-scale-table": main_plan_scale_table,
+}
+
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] in SUBCOMMANDS:
+        sub = sys.argv.pop(1)
+        sys.argv[0] += " " + sub
+        sys.exit(SUBCOMMANDS[sub]())
     main()

@@ -54,6 +54,9 @@ Usage: session_endurance.py BUILD_DIR [RESIZES] [--seed S] [--keep K] [--every E
        [--background N] [--user N] [--restart N] [--deadline S] [--n N] [--heap-trim on|off] [--refresh N]
        [--check] [--json FILE]
 (OMPI_ALLOW_RUN_AS_ROOT etc. as for any manual run; docs/measurements/endurance.md).
+
+Subcommands: rss-growth RUN.json... (a run's per-process RSS growth) and smaps COMM OUT (one
+process's /proc/PID/smaps by kind, sampled); their notes in DOC_RSS_GROWTH and DOC_SMAPS below.
 """
 import argparse
 import json
@@ -832,5 +835,123 @@ def main():
     return 0 if all(r_["ok"] for r_ in rows) else 1
 
 
+
+# ---- rss-growth (`scripts/bench/session_endurance.py rss-growth ARGS`, its arguments as when it was a script of its own)
+DOC_RSS_GROWTH = """The originals' RSS growth of each blocking job in session_endurance.py's JSON reports,
+one line per job: the report, the heap trim setting (n/a: a report from before the trim), the
+refresh (RESIZE_REFRESH_AFTER; 0: none, or a report from before it), the job, the resize
+counts compared, and for each original its RSS at the baseline and at the end (kB) and the
+growth in %, then the largest growth, and where the report has it the largest RSS seen in
+between (the peak) as growth over the baseline. Meant for runs side by side (e.g.
+--heap-trim off and on, --refresh 32 and none).
+
+Usage: session_endurance.py rss-growth REPORT.json [REPORT.json ...]
+"""
+import json
+import os
+import sys
+
+
+def main_rss_growth():
+    if len(sys.argv) < 2:
+        print(DOC_RSS_GROWTH.strip().splitlines()[-1])
+        return 2
+    for path in sys.argv[1:]:
+        with open(path) as f:
+            rep = json.load(f)
+        trim = rep.get("heap_trim", "n/a")  # reports from before --heap-trim: no trim
+        refresh = rep.get("refresh_after", 0)
+        for k, job in enumerate(rep.get("jobs", [])):
+            fp = job.get("footprint")
+            if not fp or "baseline" not in fp:
+                continue
+            b, e = fp["baseline"]["rss_kb"], fp["end"]["rss_kb"]
+            growth = [100.0 * (y - x) / x for x, y in zip(b, e)]
+            per = ", ".join(f"original {i} {x} -> {y} kB {g:+.1f} %" for i, (x, y, g) in enumerate(zip(b, e, growth)))
+            peak = ""
+            if "rss_peak_kb" in fp:
+                peak = f"; peak in between {max(100.0 * (p - x) / x for x, p in zip(b, fp['rss_peak_kb'])):+.1f} %"
+            print(f"{os.path.basename(path)} trim {trim} refresh {refresh} job {k}: after {fp['baseline_after_resizes']} -> "
+                  f"{fp['last_resizes']} resizes: {per}; largest {max(growth):+.1f} %{peak}")
+    return 0
+
+
+# ---- smaps (`scripts/bench/session_endurance.py smaps ARGS`, its arguments as when it was a script of its own)
+DOC_SMAPS = """Resident memory of running processes by kind of mapping, sampled over time.
+
+Usage: session_endurance.py smaps COMM OUT.tsv [--period S] [--seconds T]   (T: how long it samples, default 600)
+Finds the processes whose /proc/PID/comm is COMM (the first 15 characters), and every
+PERIOD seconds writes one row per process: time, pid, Rss of [heap] (glibc's main arena),
+of anonymous mappings (other malloc arenas, large malloc blocks, Open MPI's mmaps), of
+/dev/shm files, of other files (libraries), [stack], and the total. Meant to run beside
+session_endurance.py or blacs_dyn_endurance to see on which kind of memory a rank grows.
+"""
+import os, sys, time, argparse
+
+
+def kinds(pid):
+    out = {"heap": 0, "anon": 0, "shm": 0, "file": 0, "stack": 0, "other": 0}
+    cur = None
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            parts = line.split()
+            if not parts:
+                continue
+            if "-" in parts[0] and ":" not in parts[0]:
+                path = parts[5] if len(parts) > 5 else ""
+                if path == "[heap]":
+                    cur = "heap"
+                elif path == "":
+                    cur = "anon"
+                elif path.startswith("/dev/shm"):
+                    cur = "shm"
+                elif path.startswith("/"):
+                    cur = "file"
+                elif path == "[stack]":
+                    cur = "stack"
+                else:
+                    cur = "other"
+            elif parts[0] == "Rss:":
+                out[cur] += int(parts[1])
+    return out
+
+
+def main_smaps():
+    ap = argparse.ArgumentParser(description=DOC_SMAPS.splitlines()[0])
+    ap.add_argument("comm")
+    ap.add_argument("out")
+    ap.add_argument("--period", type=float, default=1.0)
+    ap.add_argument("--seconds", type=float, default=600)
+    a = ap.parse_args()
+    t0 = time.time()
+    with open(a.out, "w") as o:
+        o.write("t\tpid\theap_kb\tanon_kb\tshm_kb\tfile_kb\tstack_kb\tother_kb\ttotal_kb\n")
+        while time.time() - t0 < a.seconds:
+            for p in os.listdir("/proc"):
+                if not p.isdigit():
+                    continue
+                try:
+                    if open(f"/proc/{p}/comm").read().strip() != a.comm[:15]:
+                        continue
+                    k = kinds(p)
+                except (OSError, TypeError):
+                    continue
+                o.write(f"{time.time() - t0:.1f}\t{p}\t" + "\t".join(str(k[x]) for x in
+                        ("heap", "anon", "shm", "file", "stack", "other")) + f"\t{sum(k.values())}\n")
+            o.flush()
+            time.sleep(a.period)
+
+
+# The subcommands: the scripts folded in above, each run as it was (its arguments after the
+# subcommand's name); without one, this script's own command line.
+SUBCOMMANDS = {
+    "rss-growth": main_rss_growth,
+    "smaps": main_smaps,
+}
+
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] in SUBCOMMANDS:
+        sub = sys.argv.pop(1)
+        sys.argv[0] += " " + sub
+        sys.exit(SUBCOMMANDS[sub]())
     sys.exit(main())

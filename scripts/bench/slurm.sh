@@ -615,7 +615,7 @@ for n in 0 4 16 64; do
     sleep "$SECS"
     asked="0"
   else
-    asked=$("$CLUSTER" exec node1 python3 "$SRC/scripts/bench/arbiter-sdiag-clients.py" 10.213.7.10 7070 "$MS" "$SECS" \
+    asked=$("$CLUSTER" exec node1 python3 "$SRC/scripts/bench/slurm_report.py" sdiag-clients 10.213.7.10 7070 "$MS" "$SECS" \
             "${ids[@]:0:$n}")
   fi
   rpcs >"$work/after"

@@ -7,6 +7,10 @@ and a timeline plot of the nodes each job holds (gnuplot).
 
     slurm_report.py --data docs/data/slurm --plot docs/img/slurm_timeline.png --summary
 report.py imports render().
+
+Subcommands: request-cost BUILD_DIR [N] (what one request costs malleable-arbiterd) and
+sdiag-clients HOST PORT MUNGE_SOCKET SECONDS JOB_ID... (fake jobs asking the daemon, run by
+slurm.sh sdiag); their notes in DOC_REQUEST_COST and DOC_SDIAG_CLIENTS below.
 """
 import argparse
 import csv
@@ -192,5 +196,178 @@ def main():
     return 0
 
 
+
+# ---- request-cost (`scripts/bench/slurm_report.py request-cost ARGS`, its arguments as when it was a script of its own)
+DOC_REQUEST_COST = """What one request costs malleable-arbiterd, which serves one at a time: N requests of
+each kind sent one after another to a live daemon (the rig of
+tests/cluster/unit/daemon/arbiter_daemon_test.py: its own munged, a fake Slurm, two uids; root), the
+time per request. A kind that writes the journal (fsync) costs the daemon far more than
+one refused before the state is touched: what a user flooding the daemon can take from
+the others.
+Usage: scripts/bench/slurm_report.py request-cost BUILD_DIR [N]   (N: 1000 per kind)"""
+import json
+import os
+import sys
+import time
+
+
+
+def main_request_cost():
+    # the rig of the daemon's test (imported here: the other subcommands need none of it)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "cluster", "unit", "daemon"))
+    import arbiter_daemon_test as t
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
+    rig = t.Rig(sys.argv[1])
+    try:
+        rig.start()
+        rig.ask(t.UID_A, dict(kind="status"))
+        # Protocol version 2: each request names its connection's challenge, so its
+        # credential is made once the connection is open (by a process of the uid, a line
+        # each: its cost is in the times below).
+        kinds = [("a bad body (unknown key), owner's credential", t.UID_A,
+                  lambda i: dict(kind="status", **{"x%d" % i: 1})),
+                 ("uid B's release for uid A's job (refused)", t.UID_B,
+                  lambda i: dict(kind="settle", job="7", promises_too=False)),
+                 ("uid A's arbitrate for its job (decided, journal written)", t.UID_A,
+                  lambda i: t.arbitrate("7", ["node1", "node2"])),
+                 ("a status", t.UID_B, lambda i: dict(kind="status"))]
+        print("load average before: %s" % open("/proc/loadavg").read().split()[:3])
+        for name, uid, request in kinds:
+            t.encode_as(uid, "warm")  # the encoder started before the clock runs
+            t0 = time.monotonic()
+            for i in range(n):
+                if rig.ask(uid, request(i)) is None:
+                    raise RuntimeError("no answer to " + name)
+            dt = time.monotonic() - t0
+            print("%-58s %5d requests %6.2f s %6.2f ms each" % (name, n, dt, 1000 * dt / n))
+    finally:
+        rig.close()
+
+
+# ---- sdiag-clients (`scripts/bench/slurm_report.py sdiag-clients ARGS`, its arguments as when it was a script of its own)
+DOC_SDIAG_CLIENTS = """N fake jobs asking malleable-arbiterd: each sends an arbitrate request for its job
+every second for S seconds over TCP, with a MUNGE credential made through libmunge
+(ctypes: no process per request). Used by scripts/bench/slurm.sh sdiag inside the emulated
+cluster. Prints the replies counted by outcome.
+Protocol version 2: each connection's challenge read first, the request made for it, its
+credential only the daemon's uid can decode (ARBITER_UID, default 0: root's daemon).
+Usage: slurm_report.py sdiag-clients HOST PORT MUNGE_SOCKET SECONDS JOB_ID..."""
+import ctypes
+import json
+import os
+import socket
+import struct
+import sys
+import threading
+import time
+
+lib = None  # libmunge, loaded by main_sdiag_clients (the other subcommands need no MUNGE)
+
+
+def load_libmunge():
+    global lib
+    lib = ctypes.CDLL("libmunge.so.2")
+    lib.munge_ctx_create.restype = ctypes.c_void_p
+    lib.munge_ctx_set.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p]
+    lib.munge_encode.argtypes = [ctypes.POINTER(ctypes.c_char_p), ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+    lib.munge_decode.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int),
+                                 ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint)]
+
+
+MUNGE_OPT_SOCKET = 8
+MUNGE_OPT_UID_RESTRICTION = 9
+ARBITER_UID = int(os.environ.get("ARBITER_UID", "0"))
+
+
+def credential(ctx, body):
+    out = ctypes.c_char_p()
+    err = lib.munge_encode(ctypes.byref(out), ctx, body, len(body))
+    if err != 0:
+        raise RuntimeError("munge_encode: %d" % err)
+    return out.value
+
+
+def opened(ctx, cred):
+    """The reply's JSON: the daemon seals it in a MUNGE credential (only this uid decodes it)."""
+    buf, n, uid, gid = ctypes.c_void_p(), ctypes.c_int(), ctypes.c_uint(), ctypes.c_uint()
+    if lib.munge_decode(ctypes.c_char_p(cred), ctx, ctypes.byref(buf), ctypes.byref(n), ctypes.byref(uid),
+                        ctypes.byref(gid)) != 0:
+        raise RuntimeError("the reply is not a credential")
+    return json.loads(ctypes.string_at(buf, n.value))
+
+
+def frame_from(s):
+    data = b""
+    while len(data) < 4 or len(data) < 4 + struct.unpack(">I", data[:4])[0]:
+        chunk = s.recv(4 - len(data) if len(data) < 4 else 4 + struct.unpack(">I", data[:4])[0] - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data[4:]
+
+
+def ask(host, port, request, ectx, ctx):
+    with socket.create_connection((host, port), timeout=10) as s:
+        hello = frame_from(s)
+        if hello is None:
+            return None
+        request = dict(request, challenge=json.loads(hello)["challenge"])
+        payload = credential(ectx, json.dumps(request).encode())
+        s.sendall(struct.pack(">I", len(payload)) + payload)
+        data = b""
+        while len(data) < 4 or len(data) < 4 + struct.unpack(">I", data[:4])[0]:
+            chunk = s.recv(65536)
+            if not chunk:
+                return None
+            data += chunk
+        return opened(ctx, data[4:])
+
+
+def client(host, port, sock, seconds, job, tally, lock):
+    ctx = lib.munge_ctx_create()
+    lib.munge_ctx_set(ctx, MUNGE_OPT_SOCKET, sock.encode())
+    ectx = lib.munge_ctx_create()  # the requests': only the daemon's uid decodes them
+    lib.munge_ctx_set(ectx, MUNGE_OPT_SOCKET, sock.encode())
+    ctypes.CDLL("libmunge.so.2").munge_ctx_set(ctypes.c_void_p(ectx), MUNGE_OPT_UID_RESTRICTION, ctypes.c_uint(ARBITER_UID))
+    growth = [dict(n=1, pays=True, saving_s=50.0, why="sdiag", pi=-1, pr=-1, mi=-1, left=-1)]
+    body = dict(v=2, kind="arbitrate", job=job, rank_hosts=["node1"], per_node=1, min_nodes=1,
+                max_nodes=2, hold=True, bid_ttl_s=0, growth=growth)
+    end = time.monotonic() + seconds
+    t = time.monotonic()
+    while t < end:
+        try:
+            r = ask(host, port, body, ectx, ctx)
+            key = "no reply" if r is None else "ok" if r["ok"] else r["error"].split(":")[0]
+        except (OSError, RuntimeError) as e:
+            key = "error " + type(e).__name__
+        with lock:
+            tally[key] = tally.get(key, 0) + 1
+        t += 1
+        time.sleep(max(0, t - time.monotonic()))
+
+
+def main_sdiag_clients():
+    load_libmunge()
+    host, port, sock, seconds = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4])
+    tally, lock = {}, threading.Lock()
+    threads = [threading.Thread(target=client, args=(host, port, sock, seconds, j, tally, lock)) for j in sys.argv[5:]]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print("requests: %d %s" % (sum(tally.values()), json.dumps(tally, sort_keys=True)))
+
+
+# The subcommands: the scripts folded in above, each run as it was (its arguments after the
+# subcommand's name); without one, this script's own command line.
+SUBCOMMANDS = {
+    "request-cost": main_request_cost,
+    "sdiag-clients": main_sdiag_clients,
+}
+
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] in SUBCOMMANDS:
+        sub = sys.argv.pop(1)
+        sys.argv[0] += " " + sub
+        sys.exit(SUBCOMMANDS[sub]())
     sys.exit(main())
