@@ -40,7 +40,11 @@ uids. Checks, each against the running daemon:
     are closed at accept, logged once (per uid and minute), counted in status, while uid
     B's request and a TCP client's (capped per address) still go through;
   - --socket-group: the socket 0660 with that group; a group that does not exist stops
-    the start with a clear error and exit code 1, no socket left behind.
+    the start with a clear error and exit code 1, no socket left behind;
+  - --extend-limits on at a start below the node range (a fake scontrol and sacct: job 7
+    submitted -N 2-3 --time=4, started on 2): one `scontrol update JobId=7 TimeLimit=6`
+    (4 min x 3/2, the job's model saying nothing: perfect scaling, the cap), its journal
+    line and log line; more views, requests and a kill -9 with a restart: never again.
 Usage: arbiter_daemon_test.py BUILD_DIR   (exit 77: skipped, e.g. not root, no munged)"""
 import json
 import os
@@ -1351,6 +1355,77 @@ def history_per_uid(rig):
     rig.start()
 
 
+# A fake scontrol (show job -o, write batch_script, update) and sacct for --extend-limits at
+# a start: job 7, submitted `sbatch -N 2-3 /home/a/job.sh` with #SBATCH -N 2-3, its
+# TimeLimit in $FAKE/limit (an update writes it), its start in $FAKE/start.
+FAKE_SCONTROL = r"""#!/bin/sh
+echo "scontrol $*" >> "$FAKE/calls"
+case "$1" in
+show) printf 'JobId=7 JobName=pdgemm UserId=a(1000) GroupId=a(1000) JobState=RUNNING TimeLimit=%s TimeMin=N/A StartTime=%s EndTime=Unknown NodeList=node[1-2] NumNodes=2 NumCPUs=2 Command=/home/a/job.sh WorkDir=/home/a StdOut=/home/a/out\n' "$(cat "$FAKE/limit")" "$(cat "$FAKE/start")" ;;
+write) printf '#!/bin/sh\n#SBATCH -N 2-3\n#SBATCH --time=4\nrun\n' ;;
+update) m=${3#TimeLimit=}; printf '00:%02d:00' "$m" > "$FAKE/limit" ;;
+*) exit 1 ;;
+esac
+"""
+FAKE_SACCT = """#!/bin/sh
+echo "sacct $*" >> "$FAKE/calls"
+echo "sbatch -N 2-3 /home/a/job.sh"
+"""
+
+
+def extend_limits_at_start(rig):
+    rig.stop()
+    for name, body in (("scontrol", FAKE_SCONTROL), ("sacct", FAKE_SACCT)):
+        path = os.path.join(rig.fake, name)
+        with open(path, "w") as f:
+            f.write(body)
+        os.chmod(path, 0o755)
+    start = int(time.time()) - 20
+    rig.write("start", str(start))
+    rig.write("limit", "00:04:00")
+    rig.write("calls", "")
+    job7 = squeue_job("7", 2, "node[1-2]", "pdgemm", "small", UID_A)
+    job7.update(S=str(start), L="00:03:40")  # 4 min from its start, as the view takes it
+    rig.jobs([job7, squeue_job("8", 1, "node3", "jacobi", "normal", UID_B)])
+    rig.start(interval=1, extra=("--extend-limits", "on"))
+    journal = os.path.join(rig.state, "journal")
+
+    def updates():
+        return [c for c in open(os.path.join(rig.dir, "calls")).read().splitlines() if c.startswith("scontrol update")]
+
+    def asked_until(done, what):
+        for _ in range(100):  # each request may start a view (interval 1 s): generous, 20 s
+            check(rig.ask(UID_A, arbitrate("7", ["node1", "node2"]))["ok"], "job 7 is answered")
+            if done():
+                return
+            time.sleep(0.2)
+        raise AssertionError(what + ": " + open(os.path.join(rig.dir, "calls")).read()[-2000:])
+
+    def lines():
+        return [json.loads(l) for l in json.load(open(journal))["recent"]
+                if json.loads(l).get("rule") == "limit-extended" and json.loads(l).get("job") == "7"]
+    asked_until(lambda: len(lines()) == 1, "no limit-extended line for job 7 at its start")
+    check(updates() == ["scontrol update JobId=7 TimeLimit=6"], "one raise at the start, 4 -> 6 min: %s" % updates())
+    line = lines()[0]
+    check(line["at"] == "start-below-range" and line["old_min"] == 4 and line["new_min"] == 6
+          and "-N 2-3 (the sbatch command line)" in line["why"] and "perfect scaling" in line["why"],
+          "its journal line: %s" % line)
+    check("job 7: TimeLimit 4 -> 6 min (start-below-range" in open(rig.log).read(), "its log line")
+    calls = open(os.path.join(rig.dir, "calls")).read()
+    check(calls.count("scontrol show job -o 7") == 1 and calls.count("sacct ") == 1
+          and calls.count("scontrol write batch_script 7 -") == 1, "its record, script and sbatch line read once")
+    for restart in (False, True):
+        if restart:
+            rig.kill9()
+            rig.start(interval=1, extra=("--extend-limits", "on"))
+        t = time.time()
+        asked_until(lambda: time.time() - t > 3, "")  # views and requests for 3 s: a wait, not a measurement
+        check(updates() == ["scontrol update JobId=7 TimeLimit=6"] and len(lines()) == 1,
+              "no second raise for the same start%s: %s" % (" after kill -9 and a restart" if restart else "", updates()))
+    rig.stop()
+    rig.start()
+
+
 def reachable_as(uid, path):
     """Whether uid may run the program at path (every parent folder searchable)."""
     return subprocess.run(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups", "--",
@@ -1560,6 +1635,7 @@ def main():
         relayed_requests(rig)
         duplicated_keys_and_trailing_bytes(rig)
         history_per_uid(rig)
+        extend_limits_at_start(rig)
         return 0
     except AssertionError as e:
         print("FAIL: %s" % e)
