@@ -36,12 +36,12 @@ TOPIC = {"cluster": "cluster.md", "cost_model": "redist.md", "adaptive": "adapti
          "redist_shapes": "redist.md", "redist_shapes_cluster": "redist.md",
          "checkpoint": "checkpoint.md", "resize_phases": "resize.md"}
 # The script that measures each docs/data/SUB (the section's "Measured:" line names it).
-COMMANDS = {"cluster": "scripts/bench/slurm.sh" cluster, "slurm": "scripts/bench/slurm.sh" slurm,
-            "cost_model": "scripts/bench/redist.sh" cost-model-error, "adaptive": "scripts/bench/slurm.sh" adaptive,
-            "redist_shapes": "scripts/bench/redist.sh" shapes,
+COMMANDS = {"cluster": "scripts/bench/slurm.sh cluster", "slurm": "scripts/bench/slurm.sh slurm",
+            "cost_model": "scripts/bench/redist.sh cost-model-error", "adaptive": "scripts/bench/slurm.sh adaptive",
+            "redist_shapes": "scripts/bench/redist.sh shapes",
             "redist_shapes_cluster": "scripts/bench/redist.sh shapes --cluster",
-            "checkpoint": "scripts/bench/levels.sh" checkpoint,
-            "resize_phases": "scripts/bench/resize.sh" phases}
+            "checkpoint": "scripts/bench/levels.sh checkpoint",
+            "resize_phases": "scripts/bench/resize.sh phases"}
 
 
 def measured(text, data, sub):
