@@ -74,6 +74,8 @@ void read_session(Config& c) {
   const Text huge = text("RESIZE_HUGEPAGES");
   if (huge && (*huge == "on" || *huge == "1" || *huge == "yes")) c.session.hugepages = HugePages::On;
   if (huge && (*huge == "off" || *huge == "0" || *huge == "no")) c.session.hugepages = HugePages::Off;
+  const Text mapped = text("RESIZE_MAPPED_ARRAYS");
+  c.session.mapped_arrays = mapped && (*mapped == "on" || *mapped == "1" || *mapped == "yes");
 }
 
 // After read_slurm: MALLEABLE_JOB_ID falls back on SLURM_JOB_ID.

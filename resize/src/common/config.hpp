@@ -85,6 +85,7 @@ struct Session {
   bool free_on_thread = true;   // RESIZE_FREE_ON_THREAD is not "off" or "0": the old arrays freed after the move
   bool heap_trim = true;        // RESIZE_HEAP_TRIM is not "off" or "0": free heap given back after each resize
   HugePages hugepages = HugePages::Auto;  // RESIZE_HUGEPAGES on/1/yes, off/0/no or auto (else this default)
+  bool mapped_arrays = false;  // RESIZE_MAPPED_ARRAYS on/1/yes: the session's arrays from redist_alloc
 };
 
 // Checkpoints (checkpoint/).

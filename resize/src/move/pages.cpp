@@ -56,7 +56,13 @@ void* map_aligned(std::size_t length) {
 }
 }  // namespace
 
-PageArray::PageArray(std::size_t bytes, bool huge) : bytes_(bytes) {
+PageArray::PageArray(std::size_t bytes, bool huge, const SharedAlloc* shared) : bytes_(bytes) {
+  if (shared && shared->on()) {
+    p_ = shared->alloc(bytes > 0 ? bytes : 1);
+    if (!p_) throw std::bad_alloc();
+    release_ = shared->release;
+    return;
+  }
   const Mapping plan = plan_mapping(bytes, huge, page_size());
   if (plan.length == 0) {
     if (bytes >= kOwnMappingFrom) throw std::bad_alloc();  // its length overflows
@@ -74,7 +80,9 @@ PageArray::PageArray(std::size_t bytes, bool huge) : bytes_(bytes) {
 }
 
 PageArray::~PageArray() {
-  if (mapped_)
+  if (release_)
+    release_(p_);
+  else if (mapped_)
     munmap(p_, mapped_);
   else
     std::free(p_);

@@ -67,13 +67,24 @@ std::size_t footprint(std::size_t bytes, bool huge_pages, std::size_t page);
 // The system's page size (4 KiB where sysconf does not say).
 std::size_t page_size();
 
+// Where the session's own arrays come from under RESIZE_MAPPED_ARRAYS=on: redist's mapped
+// arrays (redist_alloc/redist_free: zeroed, in segments the node's other ranks map, so a
+// move's receivers copy straight out of them; docs/reference/mapped-arrays.md). Named by
+// the session (session_matrix.cpp, session_c.cpp), so this core stays free of MPI.
+struct SharedAlloc {
+  void* (*alloc)(std::size_t) = nullptr;
+  void (*release)(void*) = nullptr;
+  bool on() const { return alloc && release; }
+};
+
 // A zeroed array of `bytes` whose pages are not touched on allocation (plan_mapping: from
 // 1 MiB on its own anonymous mapping, from 4 MiB on with huge pages when `huge` asks for
-// them; below: calloc). Throws std::bad_alloc.
+// them; below: calloc); with `shared` on, from shared->alloc instead (no huge pages: its
+// pages are reserved and mapped at allocation). Throws std::bad_alloc.
 class PageArray {
  public:
   PageArray() = default;
-  explicit PageArray(std::size_t bytes, bool huge = false);
+  explicit PageArray(std::size_t bytes, bool huge = false, const SharedAlloc* shared = nullptr);
   ~PageArray();
   PageArray(PageArray&& o) noexcept { swap(o); }
   PageArray& operator=(PageArray&& o) noexcept {
@@ -86,6 +97,7 @@ class PageArray {
     std::swap(p_, o.p_);
     std::swap(bytes_, o.bytes_);
     std::swap(mapped_, o.mapped_);
+    std::swap(release_, o.release_);
   }
   void* data() const { return p_; }
   std::size_t bytes() const { return bytes_; }
@@ -93,6 +105,7 @@ class PageArray {
  private:
   void* p_ = nullptr;
   std::size_t bytes_ = 0, mapped_ = 0;  // mapped_: the mapping's length (0: calloc'ed)
+  void (*release_)(void*) = nullptr;    // a SharedAlloc's array: freed by it
 };
 
 // The new local arrays of a move, allocated and faulted in ahead of it, while the process

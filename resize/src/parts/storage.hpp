@@ -75,17 +75,19 @@ class VectorStorage final : public Storage {
 };
 
 // At least one element is allocated, so the pointer is valid for PDGEMR2D and Fortran.
+// `shared` on (RESIZE_MAPPED_ARRAYS): every buffer from it (redist's mapped arrays) in
+// place of calloc/free.
 template <class T>
 class MallocStorage final : public Storage {
  public:
-  explicit MallocStorage(T** p) : p_(p) {}
+  explicit MallocStorage(T** p, SharedAlloc shared = {}) : p_(p), shared_(shared) {}
   // The session owns the buffer (resize.h): what it allocated is freed here and the
   // caller's pointer set to NULL, so a caller's own free() afterwards is harmless. A
   // pointer the session never allocated (a registration that failed) is left alone.
   ~MallocStorage() override {
-    std::free(staged_);
+    drop(staged_);
     if (owned_) {
-      std::free(*p_);
+      drop(*p_);
       *p_ = nullptr;
     }
   }
@@ -93,17 +95,17 @@ class MallocStorage final : public Storage {
   MallocStorage& operator=(const MallocStorage&) = delete;
   const void* data() const override { return *p_; }
   void reset(std::size_t n, ArrayFor) override {
-    if (owned_) std::free(*p_);
+    if (owned_) drop(*p_);
     *p_ = allocate(n);
     owned_ = true;
   }
   void clear() override {
-    if (owned_) std::free(*p_);
+    if (owned_) drop(*p_);
     *p_ = nullptr;
     owned_ = true;
   }
   void* stage(std::size_t n) override {
-    std::free(staged_);
+    drop(staged_);
     staged_ = allocate(n);
     return staged_;
   }
@@ -114,24 +116,36 @@ class MallocStorage final : public Storage {
     owned_ = true;
     if (!old) return nullptr;
     try {
-      return std::shared_ptr<void>(old, [](void* q) { std::free(q); });
+      const SharedAlloc shared = shared_;
+      return std::shared_ptr<void>(old, [shared](void* q) { shared.on() ? shared.release(q) : std::free(q); });
     } catch (const std::bad_alloc&) {  // the deleter has freed it
       return nullptr;
     }
   }
   void unstage() override {
-    std::free(staged_);
+    drop(staged_);
     staged_ = nullptr;
   }
 
  private:
-  static T* allocate(std::size_t n) {
-    // calloc's all-zero bytes are 0 and (0, 0) for IEEE floats and their complex pairs.
-    auto* p = static_cast<T*>(std::calloc(std::max<std::size_t>(n, 1), sizeof(T)));
+  T* allocate(std::size_t n) const {
+    const std::size_t count = std::max<std::size_t>(n, 1);
+    if (count > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
+    // calloc's (and the mapped arrays') all-zero bytes are 0 and (0, 0) for IEEE floats and
+    // their complex pairs.
+    auto* p = static_cast<T*>(shared_.on() ? shared_.alloc(count * sizeof(T)) : std::calloc(count, sizeof(T)));
     if (!p) throw std::bad_alloc();  // named with the matrix by Registered::reset/stage
     return p;
   }
+  void drop(T* q) const {
+    if (!q) return;
+    if (shared_.on())
+      shared_.release(q);
+    else
+      std::free(q);
+  }
   T** p_;
+  SharedAlloc shared_;
   bool owned_ = false;  // *p_ is the session's (it allocated it)
   T* staged_ = nullptr;
 };
@@ -140,11 +154,13 @@ class MallocStorage final : public Storage {
 // session owns the buffer and publishes it, with its length, in the state the handle
 // shares; when the session goes, the handle sees no buffer and no session. `pages`: the
 // session's RESIZE_HUGEPAGES, which with each array's use says whether it asks for huge
-// pages (huge_pages_for, move/pages.hpp).
+// pages (huge_pages_for, move/pages.hpp); `shared` on (RESIZE_MAPPED_ARRAYS): every array
+// from it (redist's mapped arrays, no huge pages) instead.
 template <class T>
 class OwnedStorage final : public Storage {
  public:
-  OwnedStorage(std::shared_ptr<MatrixState> st, config::HugePages pages) : st_(std::move(st)), pages_(pages) {
+  OwnedStorage(std::shared_ptr<MatrixState> st, config::HugePages pages, SharedAlloc shared = {})
+      : st_(std::move(st)), pages_(pages), shared_(shared) {
     publish();
   }
   ~OwnedStorage() override {
@@ -189,13 +205,17 @@ class OwnedStorage final : public Storage {
   void unstage() override { staged_ = PageArray(); }
   std::int64_t held_bytes(std::int64_t bytes) const override {
     const auto b = static_cast<std::size_t>(std::max<std::int64_t>(bytes, static_cast<std::int64_t>(sizeof(T))));
+    if (shared_.on()) {  // a segment of whole pages: the array rounded to 64 bytes and a 64-byte header
+      const std::size_t page = page_size(), seg = (b + 63) / 64 * 64 + 64;
+      return static_cast<std::int64_t>((seg + page - 1) / page * page);
+    }
     return static_cast<std::int64_t>(footprint(b, huge_pages_for(pages_, ArrayFor::Move), page_size()));
   }
 
  private:
   PageArray make(std::size_t n, ArrayFor use) const {
     if (n > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
-    return PageArray(std::max<std::size_t>(n, 1) * sizeof(T), huge_pages_for(pages_, use));
+    return PageArray(std::max<std::size_t>(n, 1) * sizeof(T), huge_pages_for(pages_, use), &shared_);
   }
   void publish() {
     st_->data = v_.data();
@@ -203,6 +223,7 @@ class OwnedStorage final : public Storage {
   }
   std::shared_ptr<MatrixState> st_;
   config::HugePages pages_;
+  SharedAlloc shared_;
   PageArray v_, staged_;
   std::size_t n_ = 0, staged_n_ = 0;
 };

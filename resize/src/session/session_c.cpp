@@ -14,6 +14,7 @@
 #include "malleable/resize/session.hpp"
 #include "policy/policy_setting.hpp"
 #include "session/session_impl.hpp"
+#include "session/shared_alloc.hpp"
 
 struct resize_session {
   std::unique_ptr<resize::Session> s;
@@ -94,7 +95,7 @@ struct SessionAccess {
                               int* desc, T** buf) {
     if (!buf) throw Error("register_matrix " + name + ": buf must not be null");
     Registered r = uniform_registration(name, m, n, mb, nb, dist, desc);
-    r.store = std::make_unique<MallocStorage<T>>(buf);
+    r.store = std::make_unique<MallocStorage<T>>(buf, shared_alloc(s.impl_->cfg.session));
     r.mat().type = scalar_of<T>();
     s.impl_->registry.mats.push_back(std::move(r));
     *buf = nullptr;

@@ -5,6 +5,7 @@
 // publishes the buffer there.
 #include "session/session_impl.hpp"
 #include "session/cached_map.hpp"
+#include "session/shared_alloc.hpp"
 
 namespace resize {
 
@@ -104,7 +105,7 @@ Matrix<T> Session::register_handle(const std::string& name, int m, int n, int mb
     r.lld = &st->lld;
   else
     r.desc = st->desc.data();
-  r.store = std::make_unique<OwnedStorage<T>>(st, impl_->cfg.session.hugepages);
+  r.store = std::make_unique<OwnedStorage<T>>(st, impl_->cfg.session.hugepages, shared_alloc(impl_->cfg.session));
   impl_->registry.mats.push_back(std::move(r));
   return Matrix<T>(std::move(st));
 }
