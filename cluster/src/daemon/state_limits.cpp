@@ -76,7 +76,9 @@ void ArbiterState::limits_from_view() {
       continue;
     }
     LimitJob& j = it->second;
-    if (j.pending) {
+    // while its start's raise is on its way, a give-back's raise (from the limit before it)
+    // waits: made after it, it would lower the limit the start's raise set
+    if (j.pending && j.start != LimitJob::Start::Raising) {
       slurm::Snapshot s;
       try {
         s = slurm::snapshot_of(view_, it->first);

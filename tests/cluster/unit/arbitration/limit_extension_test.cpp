@@ -246,3 +246,31 @@ TEST(ArbiterLimits, SlurmsRefusalIsLoggedOnceAndShownInTheStatus) {
   EXPECT_NE(status["limits"]["error"].get<std::string>().find("AdminLevel=Operator"), std::string::npos);
   EXPECT_NE(st.journal().find("limit-refused"), std::string::npos);
 }
+
+// A give-back done while the raise of the job's start below its range is on its way: its
+// raise waits for the start's (made after it, from the limit before it, it would lower the
+// limit the start's raise set), then starts from the raised limit.
+TEST(ArbiterLimits, AGiveBackWaitsForTheRaiseOfItsStart) {
+  ArbiterState st(on());
+  st.set_view(view(kStart + 600, "node[1-3]", 3), owners(view(kStart + 600, "node[1-3]", 3)));
+  bool changed = false;
+  ASSERT_TRUE(st.handle(ask7(10, 14, 5, 60), kA, kStart + 601, changed).ok);
+  ASSERT_EQ(st.take_start_reads(), std::vector<std::string>{"7"});
+  // submitted -N 3-4 --time=30 (no accounting: the script alone), started on 3
+  const std::string rec = "JobId=7 JobName=job UserId=a(1000) TimeLimit=00:30:00 StartTime=100000 NumNodes=3 "
+                          "Command=/home/a/job.sh WorkDir=/home/a\n";
+  const StartRead read{"7", slurm::Command{0, rec}, slurm::Command{0, "#SBATCH -N 3-4\n"}, slurm::Command{1, ""}};
+  EXPECT_TRUE(st.start_reads_done({read}, kStart + 602, changed).empty());
+  st.set_view(view(kStart + 610, "node[1-2]", 2, false), owners(view(kStart + 610, "node[1-2]", 2, false)));
+  auto due = st.take_limit_updates();
+  ASSERT_EQ(due.size(), 1u);  // the start's alone: 30 min x 4/3 (perfect scaling: no model for 4)
+  EXPECT_EQ(due[0].at, "start-below-range");
+  EXPECT_EQ(slurm::command_line(due[0].argv), "scontrol update JobId=7 TimeLimit=40");
+  (void)st.limit_updates_done({{due[0], slurm::Command{0, ""}}}, kStart + 611, changed);
+  st.set_view(view(kStart + 612, "node[1-2]", 2, false, 2400), owners(view(kStart + 612, "node[1-2]", 2, false, 2400)));
+  due = st.take_limit_updates();
+  ASSERT_EQ(due.size(), 1u);  // then the give-back's, from the raised 40 min
+  EXPECT_EQ(due[0].at, "give-back");
+  EXPECT_EQ(due[0].old_min, 40);
+  EXPECT_GT(due[0].new_min, 40);
+}
