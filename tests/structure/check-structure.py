@@ -40,6 +40,10 @@ Usage: check-structure.py [source-dir]   (exit 1 and a list when something is ov
                                            benchmarks one program in its bench/)
        check-structure.py --benches-mutation [source-dir]   (plants a second program and
                                            a bench in tests/; proves each fails)
+       check-structure.py --sizes [source-dir]   (structure_sizes.py: scripts/bench at most
+                                           60 files, docs/data 500 files and 5 MB)
+       check-structure.py --sizes-mutation   (plants a file and a byte over each limit on a
+                                           scratch tree; proves each fails)
 
 Scope: the C++ sources (.cpp, .hpp, .h) of the parts blacs-dyn, redist, gridmap, resize,
 apps (tests/ and build folders are not looked at). Exceptions are read from
@@ -632,7 +636,8 @@ def main():
     # The rules kept in modules of their own: --NAME checks the tree, --NAME-mutation proves
     # the rule catches each planted breach.
     for flag, module in (("--components", "structure_components"), ("--matrix-types", "structure_matrix_types"),
-                         ("--test-tree", "structure_test_tree"), ("--benches", "structure_benches")):
+                         ("--test-tree", "structure_test_tree"), ("--benches", "structure_benches"),
+                         ("--sizes", "structure_sizes")):
         if sys.argv[1:2] in ([flag], [flag + "-mutation"]):
             return run_rule_module(module, flag)
     if sys.argv[1:2] in (["--layers"], ["--layers-mutation"]):
