@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "malleable_internal/mpi_world.hpp"
+
 namespace {
 
 using json = nlohmann::json;
@@ -78,10 +80,8 @@ void update(Block& b, int c0, int c1) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const malleable_internal::World world = malleable_internal::init_world(&argc, &argv);
+  const int rank = world.rank, size = world.size;
 
   CLI::App app{"Emulated-power Game of Life on a heterogeneous block layout (thesis §6.4)"};
   int p = 1, q = 1, iters = 4;

@@ -33,6 +33,7 @@
 #include "malleable/redist/redistribute.hpp"
 #include "malleable/redist/scalapack_api.h"
 #include "malleable/redist/traffic.hpp"
+#include "malleable_internal/mpi_world.hpp"
 
 namespace {
 
@@ -142,10 +143,8 @@ double memcpy_seconds(std::int64_t bytes) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const malleable_internal::World world = malleable_internal::init_world(&argc, &argv);
+  const int rank = world.rank, size = world.size;
 
   CLI::App app{"Redistribution experiments of thesis §4.6 (Tables 4.2-4.6)"};
   std::int64_t n = 2000, nb = 0;

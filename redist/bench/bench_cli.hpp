@@ -27,17 +27,21 @@ inline std::optional<int> parse_or_exit(CLI::App& app, int argc, char** argv, in
 
 namespace redist::bench {
 
-// One case each: argv[0] is the case's name, the rest its options. A case that calls
-// MPI_Init calls MPI_Finalize before it returns.
-int case_redist(int argc, char** argv);        // redist_bench.cpp
-int case_multi(int argc, char** argv);         // multi_bench.cpp
-int case_budget(int argc, char** argv);        // budget_bench.cpp
-int case_cost(int argc, char** argv);          // cost_bench.cpp
-int case_exec(int argc, char** argv);          // exec_probe.cpp
-int case_passes(int argc, char** argv);        // passes_probe.cpp
+// One case each: argv[0] is the case's name, the rest its options.
+// An MPI case runs through main.cpp's with_mpi, which calls MPI_Init and hands it its rank
+// in MPI_COMM_WORLD and the world's size; it calls MPI_Finalize before it returns.
+using MpiCase = int (*)(int rank, int size, int argc, char** argv);
+
+int case_redist(int rank, int size, int argc, char** argv);   // redist_bench.cpp
+int case_multi(int rank, int size, int argc, char** argv);    // multi_bench.cpp
+int case_budget(int rank, int size, int argc, char** argv);   // budget_bench.cpp
+int case_cost(int rank, int size, int argc, char** argv);     // cost_bench.cpp
+int case_exec(int rank, int size, int argc, char** argv);     // exec_probe.cpp
+int case_passes(int rank, int size, int argc, char** argv);   // passes_probe.cpp
+int case_bound(int rank, int size, int argc, char** argv);    // bound_bench.cpp
+// between-jobs calls MPI_Init itself; cma uses no MPI.
 int case_between_jobs(int argc, char** argv);  // between_jobs_redist.cpp
 int case_cma(int argc, char** argv);           // cma_probe.cpp
-int case_bound(int argc, char** argv);         // bound_bench.cpp
 
 // The program's own path (its argv[0]): what a case that spawns itself starts.
 const char* program_path();

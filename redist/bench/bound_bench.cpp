@@ -196,11 +196,7 @@ nlohmann::json report_row(const std::string& change, double mib, std::int64_t n,
 
 namespace redist::bench {
 
-int case_bound(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int P = 0, me = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+int case_bound(int me, int P, int argc, char** argv) {
   CLI::App app{"redist, PDGEMR2D and COSTA against the copy/shared-memory bound measured in the same run"};
   std::vector<double> mibs{1, 4, 16, 64, 256};
   double max_mib = 256;

@@ -35,11 +35,7 @@ std::int64_t wrong(const redist::Layout& l, int rank, const Local& x) { return r
 }  // namespace
 
 namespace redist::bench {
-int case_budget(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int me = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+int case_budget(int me, int size, int argc, char** argv) {
   CLI::App app{"redistribution time against the executor's memory budget"};
   std::int64_t n = 4000, nb = 64;
   int reps = 5;

@@ -95,6 +95,13 @@ std::vector<int> placement(const std::string& kind, Grid o, Grid n) {
   return ranks;
 }
 
+MPI_Comm case_comm(int P, int wrank) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, wrank < P ? 0 : MPI_UNDEFINED, wrank, &comm);
+  if (comm == MPI_COMM_NULL) sleepy_barrier(MPI_COMM_WORLD, 500);
+  return comm;
+}
+
 double max_over(MPI_Comm comm, double t) {
   double m = 0;
   MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, comm);
@@ -102,14 +109,7 @@ double max_over(MPI_Comm comm, double t) {
 }
 
 Local allocate(const Layout& l, int rank, bool fill) {
-  Local x;
-  int pr = 0, pc = 0;
-  if (!l.coords_of(rank, pr, pc)) return x;
-  x.in = true;
-  x.rows = l.local_rows(pr);
-  x.cols = l.local_cols(pc);
-  x.ld = std::max<std::int64_t>(1, x.rows);
-  x.data.assign(static_cast<std::size_t>(x.ld * std::max<std::int64_t>(1, x.cols)), 0.0);
+  Local x = bench::sized_part(l, rank, 0.0);
   if (fill)
     for (std::size_t k = 0; k < x.data.size(); ++k) x.data[k] = static_cast<double>(k % 1000) + rank;
   return x;

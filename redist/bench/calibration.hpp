@@ -13,6 +13,7 @@
 
 #include "malleable/redist/cost_model.hpp"
 #include "malleable/redist/redistribute.hpp"
+#include "local_part.hpp"
 
 namespace redist::calib {
 
@@ -32,13 +33,13 @@ double max_over(MPI_Comm comm, double t);
 // A barrier that waits without spinning (polls every poll_us microseconds), so
 // oversubscribed idle ranks leave the cores to the measured ones.
 void sleepy_barrier(MPI_Comm comm, int poll_us = 2000);
+// For a case that needs P processes: world ranks 0..P-1 as a communicator. The other
+// ranks get MPI_COMM_NULL after waiting, without spinning on the shared cores, at the
+// world's sleepy barrier (500 us polls) with which the case's ranks end the case.
+MPI_Comm case_comm(int P, int wrank);
 // This rank's column-major piece of an N x N double matrix in layout l (empty off the
 // grid), filled with a rank-dependent pattern when `fill`.
-struct Local {
-  std::vector<double> data;
-  std::int64_t ld = 1, rows = 0, cols = 0;
-  bool in = false;
-};
+using Local = bench::LocalPart;
 Local allocate(const Layout& l, int rank, bool fill);
 
 // One redistribution as the redist case builds it: an N x N double matrix from grid `from`

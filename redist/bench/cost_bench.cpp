@@ -53,12 +53,7 @@ void print_summary(const char* what, const nlohmann::json& s) {
 }  // namespace
 
 namespace redist::bench {
-int case_cost(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int world = 0, wrank = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &world);
-  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-
+int case_cost(int wrank, int world, int argc, char** argv) {
   CLI::App app{"redist cost model: predicted vs measured redistribution time"};
   std::vector<std::int64_t> sizes{2000, 4000, 8000};
   std::vector<std::string> changes{"2x2:3x3", "3x3:4x4", "4x4:5x5"};

@@ -243,11 +243,7 @@ void run(const redist::bench::ShapeCase& s, const std::string& shape, int reps, 
 }  // namespace
 
 namespace redist::bench {
-int case_exec(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int me = 0, np = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  MPI_Comm_size(MPI_COMM_WORLD, &np);
+int case_exec(int me, int np, int argc, char** argv) {
   CLI::App app{"malleable-redist-bench exec"};
   std::string shape = "4000x4000:64x64@1x2:64x64@2x1", costa, type = "d";
   std::vector<std::string> variants{"no-shm", "shm"};

@@ -20,10 +20,8 @@ struct LocalPart {
   const double* ptr() const { return in ? data.data() : nullptr; }
 };
 
-// `value(i, j)` of global element (i, j) in every local element, or -1 everywhere when
-// `fill` is false.
-template <class F>
-LocalPart local_part(const redist::Layout& l, int rank, bool fill, F&& value) {
+// This process's part sized (at least one element), every element `init`; empty off the grid.
+inline LocalPart sized_part(const redist::Layout& l, int rank, double init) {
   LocalPart x;
   int pr = 0, pc = 0;
   if (!l.coords_of(rank, pr, pc)) return x;
@@ -31,8 +29,18 @@ LocalPart local_part(const redist::Layout& l, int rank, bool fill, F&& value) {
   x.rows = l.local_rows(pr);
   x.cols = l.local_cols(pc);
   x.ld = std::max<std::int64_t>(1, x.rows);
-  x.data.assign(static_cast<std::size_t>(x.ld * std::max<std::int64_t>(1, x.cols)), -1.0);
-  if (!fill) return x;
+  x.data.assign(static_cast<std::size_t>(x.ld * std::max<std::int64_t>(1, x.cols)), init);
+  return x;
+}
+
+// `value(i, j)` of global element (i, j) in every local element, or -1 everywhere when
+// `fill` is false.
+template <class F>
+LocalPart local_part(const redist::Layout& l, int rank, bool fill, F&& value) {
+  LocalPart x = sized_part(l, rank, -1.0);
+  if (!fill || !x.in) return x;
+  int pr = 0, pc = 0;
+  l.coords_of(rank, pr, pc);
   const auto ra = l.row_axis(), ca = l.col_axis();
   for (std::int64_t j = 0; j < x.cols; ++j)
     for (std::int64_t i = 0; i < x.rows; ++i) x.data[static_cast<std::size_t>(j * x.ld + i)] = value(ra.to_global(pr, i), ca.to_global(pc, j));

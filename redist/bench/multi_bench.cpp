@@ -51,11 +51,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 namespace redist::bench {
-int case_multi(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int me = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+int case_multi(int me, int size, int argc, char** argv) {
   CLI::App app{"several matrices one after another against in one exchange"};
   std::int64_t n = 2000, nb = 64;
   int reps = 5, nmat = 3;

@@ -49,11 +49,7 @@ double slowest_fastest(int reps, const std::function<void()>& f) {
 }  // namespace
 
 namespace redist::bench {
-int case_passes(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int me = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+int case_passes(int me, int size, int argc, char** argv) {
   CLI::App app{"hand-written pass sequences of a blocks 1 -> 2 column redistribution vs the memcpy floor"};
   long n = 2097152;
   int reps = 9;

@@ -77,12 +77,7 @@ using redist::calib::max_over;
 }  // namespace
 
 namespace redist::bench {
-int case_redist(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int world = 0, wrank = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &world);
-  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-
+int case_redist(int wrank, int world, int argc, char** argv) {
   CLI::App app{"redist benchmark: schedules vs ScaLAPACK PDGEMR2D on grid expansions"};
   std::vector<std::int64_t> sizes{4000, 8000};
   std::vector<std::string> changes{"2x2:3x3", "3x3:4x4", "4x4:5x5"};
@@ -265,13 +260,8 @@ int case_redist(int argc, char** argv) {
       if (wrank == 0) std::printf("# skipping %s: needs %d ranks\n", change.c_str(), P);
       continue;
     }
-    MPI_Comm comm = MPI_COMM_NULL;
-    MPI_Comm_split(MPI_COMM_WORLD, wrank < P ? 0 : MPI_UNDEFINED, wrank, &comm);
-    if (comm == MPI_COMM_NULL) {
-      // Not needed for this change: sleep instead of spinning on the shared cores.
-      sleepy_barrier(MPI_COMM_WORLD);
-      continue;
-    }
+    MPI_Comm comm = redist::calib::case_comm(P, wrank);
+    if (comm == MPI_COMM_NULL) continue;  // not needed for this change (it slept meanwhile)
     int me = 0;
     MPI_Comm_rank(comm, &me);
     const int sys = Csys2blacs_handle(comm);

@@ -487,12 +487,8 @@ void run_shapes(const std::vector<ShapeCase>& cases, const ShapeOptions& opt, nl
       if (wrank == 0) std::printf("# skipping %s: needs %d ranks\n", s.text.c_str(), P);
       continue;
     }
-    MPI_Comm comm = MPI_COMM_NULL;
-    MPI_Comm_split(MPI_COMM_WORLD, wrank < P ? 0 : MPI_UNDEFINED, wrank, &comm);
-    if (comm == MPI_COMM_NULL) {
-      calib::sleepy_barrier(MPI_COMM_WORLD, 500);
-      continue;
-    }
+    MPI_Comm comm = calib::case_comm(P, wrank);
+    if (comm == MPI_COMM_NULL) continue;
     int me = 0;
     MPI_Comm_rank(comm, &me);
     const int sys = Csys2blacs_handle(comm);
