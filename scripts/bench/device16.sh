@@ -250,7 +250,7 @@ if [[ ${PREPARE:-0} == 1 ]]; then
   mpicc -std=c11 -O2 -DPROBE_NODE_COPY -o "$build/bench/node_copy" "$here/probes.c" || exit 1
   echo "built $build/bench/node_copy"
   if [[ -n ${COSTA:-} ]]; then
-    . "$here/redist.sh"  # costa_native (its functions only)
+    . "$here/redist.sh" && lib_costa_native  # costa_native (redist.sh sourced: its functions only)
     costa_native "$(cd "$COSTA" && pwd)" "$build" "$(cd "$here/../.." && pwd)" || exit 1
   fi
   exit 0
@@ -378,5 +378,5 @@ _main() {
   "case_${case//-/_}" "$@"
 }
 
-# Sourced by another part's script (for costa_native): the functions only.
+# Run, the case named; sourced (device16.sh respawn sources redist.sh for costa_native), the functions only.
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then _main "$@"; fi

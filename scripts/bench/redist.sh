@@ -1331,7 +1331,7 @@ echo "redist.sh start-split: wrote $out"
 }
 
 #@lib costa_native
-# Sourced by the redistribution benches that time COSTA through its own API
+# Called by the cases that time COSTA through its own API
 # (costa::block_cyclic_layout + costa::transform, redist/bench/costa_native.cpp).
 # costa_native <costa build dir> <our build dir> <our source dir>: compiles that shim against
 # the user's COSTA build (headers from the source tree its CMake cache names, or an install
@@ -1368,5 +1368,5 @@ _main() {
   "case_${case//-/_}" "$@"
 }
 
-# Sourced by another part's script (for costa_native): the functions only.
+# Run, the case named; sourced (device16.sh respawn sources redist.sh for costa_native), the functions only.
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then _main "$@"; fi

@@ -1266,11 +1266,11 @@ python3 "$here/scripts/bench/data_archive.py" pack "$(dirname "$out")"
 }
 
 #@lib raw_spawn
-# Sourced by resize.sh phases and resize.sh spawn-addhost (not run): the raw MPI_Comm_spawn + merge
+# Called by the cases phases and spawn-addhost: the raw MPI_Comm_spawn + merge
 # of spawn_pingpong's (probes.c) spawn mode, built and run the same way by both. Needs $here (the
 # source tree) and, for the cluster's, CLUSTER (scripts/cluster.sh).
 lib_raw_spawn() {
-: "${here:?raw_spawn_lib.sh: set here to the source tree before sourcing it}"
+: "${here:?raw_spawn: set here to the source tree before calling it}"
 
 # PMIX_MCA_gds=hash as the library sets it before MPI_Init (docs/reference/blacs-dyn.md): without
 # it a spawn of the raw programs hung in PMIx_Init / PMIx_Lookup here.
@@ -1330,5 +1330,5 @@ _main() {
   "case_${case//-/_}" "$@"
 }
 
-# Sourced by another part's script (for costa_native): the functions only.
+# Run, the case named; sourced (device16.sh respawn sources redist.sh for costa_native), the functions only.
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then _main "$@"; fi

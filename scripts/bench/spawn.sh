@@ -871,5 +871,5 @@ _main() {
   "case_${case//-/_}" "$@"
 }
 
-# Sourced by another part's script (for costa_native): the functions only.
+# Run, the case named; sourced (device16.sh respawn sources redist.sh for costa_native), the functions only.
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then _main "$@"; fi
