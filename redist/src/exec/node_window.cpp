@@ -283,8 +283,10 @@ namespace redist::exec {
 namespace {
 
 // Segment `id` of another process mapped read-only (header included: its token and
-// generation checked), or nullptr and *err.
-const char* map_segment(const SegmentId& id, int* err) {
+// generation checked), or nullptr and *err. `populate`: its pages mapped now (a window
+// segment, read whole and reused from call to call); else as they are read (a peer's mapped
+// array, of which a receiver may read only a part, mapped anew for each new array).
+const char* map_segment(const SegmentId& id, int* err, bool populate = true) {
   char path[64];
   std::snprintf(path, sizeof path, "/proc/%lld/fd/%lld", static_cast<long long>(id.pid), static_cast<long long>(id.fd));
   const int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -295,7 +297,8 @@ const char* map_segment(const SegmentId& id, int* err) {
   struct stat st {};
   void* m = MAP_FAILED;
   if (fstat(fd, &st) == 0 && st.st_size >= id.bytes + kHeaderBytes)
-    m = mmap(nullptr, static_cast<std::size_t>(id.bytes + kHeaderBytes), PROT_READ, MAP_SHARED | kPopulate, fd, 0);
+    m = mmap(nullptr, static_cast<std::size_t>(id.bytes + kHeaderBytes), PROT_READ, MAP_SHARED | (populate ? kPopulate : 0),
+             fd, 0);
   const int e = m == MAP_FAILED ? (errno ? errno : EINVAL) : 0;
   close(fd);  // the mapping stays
   if (m == MAP_FAILED) {
@@ -363,7 +366,7 @@ const char* map_peer_array(const SegmentId& id, int* err) {
   for (auto& p : arrays)
     if (of_peer >= kArrayMaps && same(p) && p.base) p.drop(), --of_peer;
   arrays.erase(std::remove_if(arrays.begin(), arrays.end(), [](const Peer& p) { return !p.base; }), arrays.end());
-  const char* m = map_segment(id, err);
+  const char* m = map_segment(id, err, false);
   if (!m) return nullptr;
   arrays.push_back(Peer{id.pid, id.token, id.gen, id.bytes, m, id.fd});
   return m + kHeaderBytes;
