@@ -776,7 +776,7 @@ wl=$here/scripts/bench/workload
 die() { echo "workload_second_log: $*" >&2; exit 2; }
 [[ -x $bin ]] || { echo "workload_second_log: $bin not built (needs libsimgrid-dev)" >&2; exit 1; }
 trace=${TRACE:-}
-[[ -n $trace ]] || { sed -n 3,26p "$0" >&2; die "give the log: TRACE=FILE"; }
+[[ -n $trace ]] || { _help second-log >&2; die "give the log: TRACE=FILE"; }
 [[ -f $trace && -r $trace ]] || die "cannot read $trace"
 trace=$(realpath "$trace")
 num() { [[ $2 =~ ^[0-9]{1,9}$ ]] || die "$1 must be a whole number, got '$2'"; }
@@ -1208,7 +1208,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 archive=$here/scripts/bench/data_archive.py
 if [[ $# -lt 1 ]] || ! python3 "$archive" cat "$1/workload.json" >/dev/null 2>&1; then
-  sed -n 3,13p "$0" >&2
+  _help diagnose >&2
   exit 2
 fi
 build=${2:-$here/build}
