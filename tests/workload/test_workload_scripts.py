@@ -375,6 +375,17 @@ class SimSide(unittest.TestCase):
                 self.assertEqual("--policy none" in got, arm.startswith("moldable"), got)
                 self.assertEqual("--no-give-back" in got, arm == "growth", got)
                 self.assertEqual("--no-growth" in got, arm == "giveback", got)
+                self.assertNotIn("--range-start", got)  # loose limits: one start
+                # under the log's limits: Slurm's start below the range, but where the
+                # arbiter raised the limit at that start (the rule's arm)
+                with open(os.path.join(d, "meta.json"), "w") as f:
+                    json.dump({"start": "recipe", "accounting": True, "policy": arm, "top": top, "limits": "log"}, f)
+                got = " ".join(run_flags.flags(d))
+                want_start = "guarded" if arm == "malleable_rule" else "slurm"
+                self.assertIn(f"--range-start {want_start}", got)
+                with open(os.path.join(d, "meta.json"), "w") as f:
+                    json.dump({"start": "recipe", "policy": arm, "limits": "log", "range_start": "slurm"}, f)
+                self.assertIn("--range-start slurm", " ".join(run_flags.flags(d)))
 
 
 class JobcompRecovery(unittest.TestCase):

@@ -21,7 +21,10 @@ Slurm kept no accounting, so it changed a job's allocation once: a job's output 
 --range-efficiency 0.5), else requested when its "range" is grow or requested (Slurm was
 asked for at most the size each job asked). --policy none for the moldable arms (moldable,
 moldable_max, moldable_efficient); --no-give-back for the growth arm, --no-growth for the
-giveback arm (meta.json's "policy").
+giveback arm (meta.json's "policy"). --range-start slurm (Slurm starts a job of a range on
+what is idle whatever its limit, and ends it at that limit) but for the malleable_rule arm,
+whose arbiter raised the limit at such a start (guarded, the simulator's default); meta.json's
+"range_start" overrides it. Only for runs under the log's limits (meta.json's "limits": "log").
 --bf-resolution 60 --bf-origin S when the run's jobcomp.txt is there: Slurm's backfilling
 plans in 60-s blocks of the wall clock (bf_resolution, its default; scripts/cluster.sh sets
 no other), and S is where the run's time 0 fell in its minute: the latest of
@@ -116,6 +119,14 @@ def flags(d):
     # simulator's time-limit rule, the same function (malleable/cluster/time_limit.hpp)
     if arm == "malleable_rule":
         policy += ["--limit-follows-size"]
+    # how Slurm started a job of a -N min-top range: on whatever part of it was idle, under
+    # the limit it was submitted with (--range-start slurm), except where the arbiter raised
+    # that limit at the start by the rule (malleable_rule runs from 29 Nov 2026, 10:18 UTC:
+    # the simulator's default with --limit-follows-size); meta.json's "range_start" names it
+    # (only where the limits were the log's: under loose limits the two starts are one)
+    if meta.get("limits") == "log" or meta.get("range_start"):
+        range_start = meta.get("range_start") or ("guarded" if arm == "malleable_rule" else "slurm")
+        policy += ["--range-start", range_start]
     if kind(d) == "rigid":  # none of the malleable-only options (the simulator refuses them)
         return bf
     return ["--start", start, "--one-update", "off" if accounting else "on"] + top + bf + policy
