@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "malleable_internal/wire.hpp"
+#include "../support/thrown.hpp"
 
 namespace {
 
@@ -34,14 +35,7 @@ std::vector<char> sample() {
   return w.finish();
 }
 
-template <class F> std::string refusal(F&& f) {
-  try {
-    f();
-  } catch (const malleable::wire::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+template <class F> std::string refusal(F&& f) { return test_support::thrown<malleable::wire::Error>(std::forward<F>(f)); }
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core_test_util.hpp"
 #include "malleable/resize/session.hpp"
 
 namespace session_test {
@@ -63,15 +64,8 @@ inline int verdict(bool ok, const std::string& log) {
 }
 
 // A decision to resize to an nprow x npcol grid of `procs` processes (0: a regrid keeps
-// the world), placed Local2.
-inline resize::Decision decision(resize::Action a, int procs, int nprow, int npcol) {
-  resize::Decision d;
-  d.action = a;
-  d.procs = procs;
-  d.nprow = nprow;
-  d.npcol = npcol;
-  return d;
-}
+// the world), placed Local2 (core_test_util.hpp).
+using resize_test::decision;
 
 // After a phase: the faults every process counted (`errors`), summed over the world; any
 // ends the job (MPI_Abort) with "<program>: FAILED <phase>: N <what>", none prints

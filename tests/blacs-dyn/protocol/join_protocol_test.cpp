@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "protocol/join_protocol.hpp"
+#include "../../support/thrown.hpp"
 
 namespace {
 
@@ -38,14 +39,7 @@ JoinHello hello_of(const JoinRequest& r, int rank, const std::string& secret = "
   return h;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string error_of(const std::function<void()>& f) { return test_support::thrown<std::exception>(f); }
 
 TEST(JoinRecords, RoundTrip) {
   const JobRecord j = job();

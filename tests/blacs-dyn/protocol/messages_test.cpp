@@ -5,22 +5,17 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "protocol/messages.hpp"
+#include "../../support/thrown.hpp"
 
 namespace {
 
 using namespace blacs_dyn::detail;
 
-template <class F> std::string refusal(F&& f) {
-  try {
-    f();
-  } catch (const malleable::wire::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+template <class F> std::string refusal(F&& f) { return test_support::thrown<malleable::wire::Error>(std::forward<F>(f)); }
 
 // Every message of one kind: a changed version, each prefix, a byte more.
 template <class Decode> void expect_refusals(const std::vector<char>& bytes, Decode decode, const std::string& name) {

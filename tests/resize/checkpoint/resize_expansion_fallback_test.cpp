@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core_test_util.hpp"
 #include "malleable/resize/types.hpp"
 
 using resize::Action;
@@ -19,12 +20,7 @@ using resize::detail::spawn_deadline;
 
 namespace {
 ResizeEvent spawn(int from, int to, double seconds, Action a = Action::Expand) {
-  ResizeEvent e;
-  e.action = a;
-  e.from_procs = from;
-  e.to_procs = to;
-  e.t_spawn = seconds;
-  return e;
+  return resize_test::resize_event(a, from, to, seconds);
 }
 }  // namespace
 

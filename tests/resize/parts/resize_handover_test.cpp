@@ -13,11 +13,12 @@
 #include "malleable_internal/wire.hpp"
 #include "parts/handover.hpp"
 
+#include "core_test_util.hpp"
+
 namespace {
 
 using resize::Action;
 using resize::Decision;
-using resize::Error;
 using resize::Grid;
 using resize::Placement;
 using resize::detail::ExpansionState;
@@ -137,16 +138,7 @@ void expect_same(const Decision& a, const Decision& b) {
   EXPECT_EQ(a.launches, b.launches);
 }
 
-// The message of the Error `f` throws ("" if it throws none).
-template <class F>
-std::string refusal(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using resize_test::refusal;
 
 // Header: magic (4 bytes), version (4), payload bytes (8).
 constexpr std::size_t kVersionAt = 4;

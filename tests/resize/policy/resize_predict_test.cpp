@@ -3,6 +3,8 @@
 // payoff prediction and Arefeen's (time adaptation) rule.
 #include "malleable/resize/predict.hpp"
 
+#include "core_test_util.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -26,6 +28,7 @@ using resize::PayoffPrediction;
 using resize::ResizeEvent;
 using resize::ResizeHistory;
 using resize::SpeedEstimator;
+using resize_test::resize_event;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -245,16 +248,6 @@ TEST(SpeedEstimator, InvalidArgumentsThrowNamingThem) {
 // ---------------------------------------------------------------------------------------
 // ResizeHistory
 
-ResizeEvent ev(Action a, int from, int to, double spawn, double other = 0, double redist = 0) {
-  ResizeEvent e;
-  e.action = a;
-  e.from_procs = from;
-  e.to_procs = to;
-  e.t_spawn = spawn;
-  e.t_other = other;
-  e.t_redist = redist;
-  return e;
-}
 
 TEST(ResizeHistory, EmptyHistoryPredictsNothing) {
   ResizeHistory h;
@@ -266,7 +259,7 @@ TEST(ResizeHistory, LinearFitRecoversInterceptAndSlopeExactly) {
   // t = 0.7 + 0.35 k, k = processes added, from several starting sizes.
   ResizeHistory h;
   const int spans[][2] = {{4, 5}, {4, 6}, {2, 5}, {4, 8}, {6, 7}, {3, 9}};
-  for (const auto& s : spans) h.add(ev(Action::Expand, s[0], s[1], 0.7 + 0.35 * (s[1] - s[0])));
+  for (const auto& s : spans) h.add(resize_event(Action::Expand, s[0], s[1], 0.7 + 0.35 * (s[1] - s[0])));
   for (int k : {1, 2, 5, 10, 30})
     EXPECT_NEAR(*h.predict_spawn(Action::Expand, 4, 4 + k), 0.7 + 0.35 * k, 1e-12) << "k = " << k;
 }
@@ -274,18 +267,18 @@ TEST(ResizeHistory, LinearFitRecoversInterceptAndSlopeExactly) {
 TEST(ResizeHistory, LinearFitIsLeastSquaresOnNoisyPoints) {
   // Points (1, 1), (2, 3), (3, 2): slope 0.5, intercept 1 (by hand); at k = 5: 3.5.
   ResizeHistory h;
-  h.add(ev(Action::Shrink, 5, 4, 1.0));
-  h.add(ev(Action::Shrink, 6, 4, 3.0));
-  h.add(ev(Action::Shrink, 7, 4, 2.0));
+  h.add(resize_event(Action::Shrink, 5, 4, 1.0));
+  h.add(resize_event(Action::Shrink, 6, 4, 3.0));
+  h.add(resize_event(Action::Shrink, 7, 4, 2.0));
   EXPECT_NEAR(*h.predict_spawn(Action::Shrink, 9, 4), 3.5, 1e-12);
   EXPECT_NEAR(*h.predict_spawn(Action::Shrink, 4, 9), 3.5, 1e-12);  // |to - from|
 }
 
 TEST(ResizeHistory, LinearFitPredictionIsClampedAtZero) {
   ResizeHistory h;
-  h.add(ev(Action::Expand, 4, 5, 3.0));
-  h.add(ev(Action::Expand, 4, 6, 2.0));
-  h.add(ev(Action::Expand, 4, 7, 1.0));  // t = 4 - k
+  h.add(resize_event(Action::Expand, 4, 5, 3.0));
+  h.add(resize_event(Action::Expand, 4, 6, 2.0));
+  h.add(resize_event(Action::Expand, 4, 7, 1.0));  // t = 4 - k
   EXPECT_NEAR(*h.predict_spawn(Action::Expand, 4, 8), 0.0, 1e-12);
   EXPECT_EQ(*h.predict_spawn(Action::Expand, 4, 12), 0.0);
 }
@@ -293,37 +286,37 @@ TEST(ResizeHistory, LinearFitPredictionIsClampedAtZero) {
 // One or two samples cannot tell an outlier (a preempted resize): the fastest counts.
 TEST(ResizeHistory, FewerThanThreeSamplesPredictTheFastest) {
   ResizeHistory h;
-  h.add(ev(Action::Regrid, 4, 4, 0.0, 0.838));  // preempted
+  h.add(resize_event(Action::Regrid, 4, 4, 0.0, 0.838));  // preempted
   EXPECT_DOUBLE_EQ(*h.predict_other(Action::Regrid, 4, 4), 0.838);
-  h.add(ev(Action::Regrid, 4, 4, 0.0, 0.0006));
+  h.add(resize_event(Action::Regrid, 4, 4, 0.0, 0.0006));
   EXPECT_DOUBLE_EQ(*h.predict_other(Action::Regrid, 4, 4), 0.0006);
-  h.add(ev(Action::Expand, 4, 5, 0.3));
-  h.add(ev(Action::Expand, 4, 9, 40.0));  // two counts, but no line through two points
+  h.add(resize_event(Action::Expand, 4, 5, 0.3));
+  h.add(resize_event(Action::Expand, 4, 9, 40.0));  // two counts, but no line through two points
   EXPECT_DOUBLE_EQ(*h.predict_spawn(Action::Expand, 4, 9), 0.3);
-  h.add(ev(Action::Regrid, 4, 4, 0.0, 0.0008));
+  h.add(resize_event(Action::Regrid, 4, 4, 0.0, 0.0008));
   EXPECT_DOUBLE_EQ(*h.predict_other(Action::Regrid, 4, 4), 0.0008);  // three: the median
 }
 
 TEST(ResizeHistory, SingleCountPredictsTheMedianUnscaled) {
   ResizeHistory h;
-  h.add(ev(Action::Expand, 4, 6, 1.0));
-  h.add(ev(Action::Expand, 2, 4, 5.0));
-  h.add(ev(Action::Expand, 6, 8, 2.0));
+  h.add(resize_event(Action::Expand, 4, 6, 1.0));
+  h.add(resize_event(Action::Expand, 2, 4, 5.0));
+  h.add(resize_event(Action::Expand, 6, 8, 2.0));
   EXPECT_DOUBLE_EQ(*h.predict_spawn(Action::Expand, 4, 6), 2.0);   // median, not the mean 2.67
   EXPECT_DOUBLE_EQ(*h.predict_spawn(Action::Expand, 4, 14), 2.0);  // no slope from one count
-  h.add(ev(Action::Expand, 8, 10, 3.0));
+  h.add(resize_event(Action::Expand, 8, 10, 3.0));
   EXPECT_DOUBLE_EQ(*h.predict_spawn(Action::Expand, 4, 6), 2.5);  // even count: middle pair
 }
 
 TEST(ResizeHistory, ActionsArePredictedSeparately) {
   ResizeHistory h;
-  h.add(ev(Action::Expand, 4, 6, 3.0, 0.4));
-  h.add(ev(Action::Expand, 4, 8, 5.0, 0.6));  // expand: t = 1 + k
-  h.add(ev(Action::Expand, 4, 7, 4.0, 0.5));
-  h.add(ev(Action::Shrink, 6, 4, 0.2, 0.1));
-  h.add(ev(Action::Shrink, 8, 4, 0.2, 0.3));
-  h.add(ev(Action::Shrink, 8, 4, 0.2, 0.2));
-  h.add(ev(Action::None, 4, 9, 100.0, 100.0));  // ignored
+  h.add(resize_event(Action::Expand, 4, 6, 3.0, 0.4));
+  h.add(resize_event(Action::Expand, 4, 8, 5.0, 0.6));  // expand: t = 1 + k
+  h.add(resize_event(Action::Expand, 4, 7, 4.0, 0.5));
+  h.add(resize_event(Action::Shrink, 6, 4, 0.2, 0.1));
+  h.add(resize_event(Action::Shrink, 8, 4, 0.2, 0.3));
+  h.add(resize_event(Action::Shrink, 8, 4, 0.2, 0.2));
+  h.add(resize_event(Action::None, 4, 9, 100.0, 100.0));  // ignored
   EXPECT_EQ(h.events().size(), 6u);
   EXPECT_NEAR(*h.predict_spawn(Action::Expand, 4, 9), 6.0, 1e-12);
   EXPECT_NEAR(*h.predict_spawn(Action::Shrink, 9, 4), 0.2, 1e-12);
@@ -332,19 +325,19 @@ TEST(ResizeHistory, ActionsArePredictedSeparately) {
   EXPECT_FALSE(h.predict_spawn(Action::None, 4, 9).has_value());
 
   ResizeHistory only_expand;
-  only_expand.add(ev(Action::Expand, 4, 6, 3.0));
+  only_expand.add(resize_event(Action::Expand, 4, 6, 3.0));
   EXPECT_FALSE(only_expand.predict_spawn(Action::Shrink, 6, 4).has_value());
   EXPECT_FALSE(only_expand.predict_other(Action::Shrink, 6, 4).has_value());
 }
 
 TEST(ResizeHistory, AddIgnoresInvalidEvents) {
   ResizeHistory h;
-  h.add(ev(Action::Expand, 0, 6, 1.0));
-  h.add(ev(Action::Expand, 4, 0, 1.0));
-  h.add(ev(Action::Expand, 4, 6, -1.0));
-  h.add(ev(Action::Expand, 4, 6, kNaN));
-  h.add(ev(Action::Expand, 4, 6, 1.0, kInf));
-  auto e = ev(Action::Expand, 4, 6, 1.0);
+  h.add(resize_event(Action::Expand, 0, 6, 1.0));
+  h.add(resize_event(Action::Expand, 4, 0, 1.0));
+  h.add(resize_event(Action::Expand, 4, 6, -1.0));
+  h.add(resize_event(Action::Expand, 4, 6, kNaN));
+  h.add(resize_event(Action::Expand, 4, 6, 1.0, kInf));
+  auto e = resize_event(Action::Expand, 4, 6, 1.0);
   e.hosts = -1;
   h.add(e);
   EXPECT_TRUE(h.events().empty());
@@ -353,7 +346,7 @@ TEST(ResizeHistory, AddIgnoresInvalidEvents) {
 TEST(ResizeHistory, KeepsTheNewestMaxEvents) {
   ResizeHistory h;
   const int n = static_cast<int>(ResizeHistory::kMaxEvents) + 50;
-  for (int i = 0; i < n; ++i) h.add(ev(Action::Expand, 4, 6, i));
+  for (int i = 0; i < n; ++i) h.add(resize_event(Action::Expand, 4, 6, i));
   ASSERT_EQ(h.events().size(), ResizeHistory::kMaxEvents);
   EXPECT_EQ(h.events().front().t_spawn, 50.0);
   EXPECT_EQ(h.events().back().t_spawn, n - 1.0);
@@ -375,9 +368,9 @@ TEST(ResizeHistory, KeepsTheNewestMaxEvents) {
 TEST(ResizeHistory, ProgramsSharingAFileNeverPredictEachOther) {
   ResizeHistory gemm;
   gemm.set_program("pdgemm-0123456789abcdef");
-  gemm.add(ev(Action::Expand, 4, 6, 9.0, 0.5));
-  gemm.add(ev(Action::Shrink, 6, 4, 3.0, 0.5));
-  ResizeEvent old = ev(Action::Expand, 4, 6, 7.0);  // no program: written by an older version
+  gemm.add(resize_event(Action::Expand, 4, 6, 9.0, 0.5));
+  gemm.add(resize_event(Action::Shrink, 6, 4, 3.0, 0.5));
+  ResizeEvent old = resize_event(Action::Expand, 4, 6, 7.0);  // no program: written by an older version
   auto j = nlohmann::json::parse(gemm.to_json());
   EXPECT_EQ(j["events"][0]["program"], "pdgemm-0123456789abcdef");
   ResizeHistory shared = ResizeHistory::from_json(j.dump());
@@ -388,7 +381,7 @@ TEST(ResizeHistory, ProgramsSharingAFileNeverPredictEachOther) {
   EXPECT_TRUE(shared.events().empty());
   EXPECT_FALSE(shared.predict_spawn(Action::Expand, 4, 6).has_value());
   EXPECT_FALSE(shared.predict_other(Action::Shrink, 6, 4).has_value());
-  shared.add(ev(Action::Expand, 4, 6, 1.5, 0.25));  // its own first spawn
+  shared.add(resize_event(Action::Expand, 4, 6, 1.5, 0.25));  // its own first spawn
   ASSERT_EQ(shared.events().size(), 1u);
   EXPECT_EQ(shared.events()[0].program, shared.program());
   EXPECT_EQ(shared.predict_spawn(Action::Expand, 4, 6), 1.5);
@@ -400,7 +393,7 @@ TEST(ResizeHistory, ProgramsSharingAFileNeverPredictEachOther) {
   EXPECT_EQ(back.events().size(), 2u);
   EXPECT_EQ(back.predict_spawn(Action::Expand, 4, 6), 9.0);
   // One program's many events never push another's out.
-  for (std::size_t i = 0; i < ResizeHistory::kMaxEvents + 10; ++i) back.add(ev(Action::Shrink, 6, 4, 1.0));
+  for (std::size_t i = 0; i < ResizeHistory::kMaxEvents + 10; ++i) back.add(resize_event(Action::Shrink, 6, 4, 1.0));
   back.set_program(shared.program());
   EXPECT_EQ(back.events().size(), 1u);
   EXPECT_EQ(back.predict_spawn(Action::Expand, 4, 6), 1.5);
@@ -410,14 +403,14 @@ TEST(ResizeHistory, ProgramsSharingAFileNeverPredictEachOther) {
 
 ResizeHistory sample_history() {
   ResizeHistory h;
-  ResizeEvent a = ev(Action::Expand, 4, 9, 1.25, 0.125, 0.5);
+  ResizeEvent a = resize_event(Action::Expand, 4, 9, 1.25, 0.125, 0.5);
   a.hosts = 2;
   a.bytes_moved = 123456789.0;
-  ResizeEvent b = ev(Action::Shrink, 9, 4, 0.0625, 0.03125, 0.1);
+  ResizeEvent b = resize_event(Action::Shrink, 9, 4, 0.0625, 0.03125, 0.1);
   b.hosts = 1;
   h.add(a);
   h.add(b);
-  h.add(ev(Action::Expand, 4, 6, 0.3, 0.0, 0.0));
+  h.add(resize_event(Action::Expand, 4, 6, 0.3, 0.0, 0.0));
   return h;
 }
 
@@ -530,7 +523,7 @@ TEST(ResizeHistory, SaveCreatesDirectoriesAndLoadReadsItBack) {
   expect_same(ResizeHistory::load(file.string()), h);
   // Overwrite in place; nothing but the file is left in its directory (no temporaries).
   ResizeHistory h2 = h;
-  h2.add(ev(Action::Shrink, 6, 4, 0.25));
+  h2.add(resize_event(Action::Shrink, 6, 4, 0.25));
   h2.save(file.string());
   expect_same(ResizeHistory::load(file.string()), h2);
   int entries = 0;
@@ -765,18 +758,18 @@ TEST(PayoffPrediction, InvalidInputsThrowNamingTheArgument) {
 TEST(ResizeHistory, PredictsRedistributionFromBytesOnTheLineThroughEarlierResizes) {
   ResizeHistory h;
   EXPECT_FALSE(h.predict_redist(1e6).has_value());
-  ResizeEvent a = ev(Action::Expand, 4, 9, 1.0, 0.0, 0.002);
+  ResizeEvent a = resize_event(Action::Expand, 4, 9, 1.0, 0.0, 0.002);
   a.bytes_moved = 1e6;
   h.add(a);
   EXPECT_DOUBLE_EQ(*h.predict_redist(5e6), 0.002);  // one size: its time, no slope
-  ResizeEvent b = ev(Action::Regrid, 4, 4, 0.0, 0.0, 0.003);
+  ResizeEvent b = resize_event(Action::Regrid, 4, 4, 0.0, 0.0, 0.003);
   b.bytes_moved = 2e6;
   h.add(b);
   EXPECT_DOUBLE_EQ(*h.predict_redist(5e6), 0.002);  // two: the fastest, no line yet
-  ResizeEvent c = ev(Action::Shrink, 9, 4, 0.1, 0.0, 0.005);
+  ResizeEvent c = resize_event(Action::Shrink, 9, 4, 0.1, 0.0, 0.005);
   c.bytes_moved = 4e6;
   h.add(c);
-  ResizeEvent none = ev(Action::Shrink, 9, 4, 0.1, 0.0, 5.0);  // moved nothing: not a sample
+  ResizeEvent none = resize_event(Action::Shrink, 9, 4, 0.1, 0.0, 5.0);  // moved nothing: not a sample
   h.add(none);
   EXPECT_NEAR(*h.predict_redist(3e6), 0.004, 1e-12);  // 0.001 s + 1 ns per byte
   EXPECT_DOUBLE_EQ(*h.predict_redist(0), 0.001);

@@ -12,23 +12,16 @@
 #include "parts/handover.hpp"
 #include "policy/reconfigure.hpp"
 
+#include "core_test_util.hpp"
+
 namespace {
 
 using resize::Action;
-using resize::Error;
 using resize::Grid;
 using resize::ResizeEvent;
 using namespace resize::detail;
 
-template <class F>
-std::string refusal(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using resize_test::refusal;
 
 // A job grown 2x2 -> 3x3 on one node by merge: 4 of one launch, 5 of another.
 ReconfigureInput grown_on_one_node(int remaining) {
@@ -194,11 +187,7 @@ TEST(RankZeroCarry, EveryFieldSurvivesTheRoundTrip) {
   RankZeroCarry c;
   c.iterations = {{1, 4, "2x2", 0.5, 0.4, 0.3}, {2, 9, "3x3", 0.25, 0.2, 0}};
   c.rank_samples = {{2, {1, 2}, {0.1, 0.2}, {1, 0.5}}};
-  resize::ResizeRecord r;
-  r.after_iteration = 4;
-  r.action = Action::Expand;
-  r.from_grid = "2x2";
-  r.to_grid = "3x3";
+  resize::ResizeRecord r = resize_test::resize_record(4, Action::Expand, "2x2", "3x3");
   r.from_procs = 4;
   r.to_procs = 9;
   r.placement = resize::Placement::Optimal;

@@ -7,21 +7,15 @@
 
 #include "policy/grid_choice.hpp"
 
+#include "core_test_util.hpp"
+
 using namespace resize;
 using resize::detail::NodePlan;
 using resize::detail::TargetInput;
 using resize::detail::target_grid;
+using resize_test::decision;
 
 namespace {
-
-Decision decision(Action a, int procs, int nprow = 0, int npcol = 0) {
-  Decision d;
-  d.action = a;
-  d.procs = procs;
-  d.nprow = nprow;
-  d.npcol = npcol;
-  return d;
-}
 
 TargetInput job(Grid shape, int world_size) {
   TargetInput in;

@@ -9,17 +9,15 @@
 #include "malleable/resize/metrics.hpp"
 #include "malleable/resize/report.hpp"
 
+#include "core_test_util.hpp"
+
 #include <nlohmann/json.hpp>
 
 using namespace resize;
 
 namespace {
 Metrics one_resize(const std::string& mechanism) {
-  ResizeRecord r;
-  r.after_iteration = 1;
-  r.action = Action::Expand;
-  r.from_grid = "1x2";
-  r.to_grid = "2x2";
+  ResizeRecord r = resize_test::resize_record(1, Action::Expand, "1x2", "2x2");
   r.from_procs = 2;
   r.to_procs = 4;
   r.mechanism = mechanism;

@@ -4,6 +4,8 @@
 #include "malleable/resize/metrics.hpp"
 #include "malleable/resize/report.hpp"
 
+#include "core_test_util.hpp"
+
 #include <nlohmann/json.hpp>
 
 using namespace resize;
@@ -24,16 +26,7 @@ TEST(PayoffPoint, IsEmptyWhenTheNewGridIsNotFaster) {
 }
 
 namespace {
-ResizeRecord resize_record(int after, Action action, const char* from, const char* to, double spawn, double total) {
-  ResizeRecord r;
-  r.after_iteration = after;
-  r.action = action;
-  r.from_grid = from;
-  r.to_grid = to;
-  r.t_spawn = spawn;
-  r.t_total = total;
-  return r;
-}
+using resize_test::resize_record;
 
 Metrics three_grids() {
   Metrics m;
@@ -275,13 +268,7 @@ TEST(Metrics, ComputeClockGivesItsOwnPayoff) {
     const bool big = i > 3;
     m.add_iteration({i, big ? 9 : 4, big ? "3x3" : "2x2", 1.0, 1.0, c[i - 1]});
   }
-  ResizeRecord r;
-  r.after_iteration = 3;
-  r.action = Action::Expand;
-  r.from_grid = "2x2";
-  r.to_grid = "3x3";
-  r.t_total = 3.0;
-  m.add_resize(r);
+  m.add_resize(resize_record(3, Action::Expand, "2x2", "3x3", 0.0, 3.0));
   const auto an = m.analyse();
   ASSERT_EQ(an.size(), 1u);
   EXPECT_FALSE(an[0].payoff_wall.has_value());

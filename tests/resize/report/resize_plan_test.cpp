@@ -10,11 +10,14 @@
 #include "malleable/redist/bound.hpp"
 #include "report/resize_plan.hpp"
 
+#include "core_test_util.hpp"
+
 using namespace resize;
 using resize::detail::JobState;
 using resize::detail::plan_resize;
 using resize::detail::Reconfigure;
 using resize::detail::ResizePlan;
+using resize_test::decision;
 
 namespace {
 
@@ -31,16 +34,6 @@ redist::MatrixSpec square(const std::string& name, std::int64_t n, std::int64_t 
   redist::MatrixSpec s = redist::MatrixSpec::block_cyclic(n, n, nb, nb);
   s.name = name;
   return s;
-}
-
-Decision decision(Action a, int procs, int nprow, int npcol, Placement pl = Placement::Local2) {
-  Decision d;
-  d.action = a;
-  d.procs = procs;
-  d.nprow = nprow;
-  d.npcol = npcol;
-  d.placement = pl;
-  return d;
 }
 
 void expect_bytes_add_up(const ResizePlan& p) {

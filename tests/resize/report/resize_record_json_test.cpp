@@ -7,6 +7,8 @@
 #include "malleable/resize/metrics.hpp"
 #include "malleable/resize/report.hpp"
 
+#include "core_test_util.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -17,11 +19,7 @@ namespace {
 // A background expansion 2x2 -> 3x3 after iteration 3 with every field of its record set
 // to a value of its own (blocking resizes render the same keys with "background": null).
 ResizeRecord filled_record() {
-  ResizeRecord r;
-  r.after_iteration = 3;
-  r.action = Action::Expand;
-  r.from_grid = "2x2";
-  r.to_grid = "3x3";
+  ResizeRecord r = resize_test::resize_record(3, Action::Expand, "2x2", "3x3");
   r.from_procs = 4;
   r.to_procs = 9;
   r.placement = Placement::Local2;
@@ -124,11 +122,7 @@ TEST(ResizeRecordJson, EveryFieldKeepsItsKeyAndValue) {
 }
 
 TEST(ResizeRecordJson, UnknownPredictionsAndABlockingResizeAreNull) {
-  ResizeRecord r;
-  r.after_iteration = 3;
-  r.action = Action::Shrink;
-  r.from_grid = "3x3";
-  r.to_grid = "2x2";
+  const ResizeRecord r = resize_test::resize_record(3, Action::Shrink, "3x3", "2x2");
   const auto j = nlohmann::json::parse(to_json(run_with(r), RunInfo{}));
   const auto& got = j.at("resizes").at(0);
   EXPECT_TRUE(got.at("background").is_null());
