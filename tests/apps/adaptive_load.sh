@@ -23,11 +23,8 @@ mpiexec=$1 driver=$2
 shift 2
 extra=("$@")
 from=6 to=25 iters=60
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../support/checks.sh"  # work, fail, fails, flags
 export RESIZE_HISTORY=off
-fails=0
-fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
 run() {  # run <json> <policy>
   "$mpiexec" ${MALL_MPIEXEC_FLAGS:---oversubscribe --bind-to none} -n 4 "$driver" -n 480 -g 2x2 -i $iters --base-reps 40 \
     --powers measured --load "3@$from-$to:x6" --speed-clock emulated --adapt-clock reported --meter-kernels \

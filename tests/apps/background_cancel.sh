@@ -22,12 +22,8 @@
 # Usage: background_cancel.sh <mpiexec> <mode> <pdgemv_resizable> <pdgemm_c> <pdgemv_fortran>
 set -uo pipefail
 mpiexec=$1 mode=$2 pdgemv=$3 pdgemm_c=$4 pdgemv_f=$5
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../support/checks.sh"  # work, fail, fails, flags
 export RESIZE_HISTORY=off
-fails=0
-fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
-read -r -a flags <<<"${MALL_MPIEXEC_FLAGS:---oversubscribe --bind-to none}"
 token="bgcancel_$$_$RANDOM"
 # run <fault> <np> <command...>: sets $out to the job's output (stdout and stderr), prints
 # it; fails on a non-zero exit

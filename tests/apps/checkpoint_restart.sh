@@ -25,14 +25,8 @@
 # Usage: checkpoint_restart.sh <mpiexec> <mode> <pdgemm> <life> <life_hetero> [<pdgetrf> <pdgemv>]
 set -uo pipefail
 mpiexec=$1 mode=$2 pdgemm=$3 life=$4 hetero=$5 pdgetrf=${6:-} pdgemv=${7:-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../support/checks.sh"  # work, fail, fails, flags
 export RESIZE_HISTORY=off
-fails=0
-fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
-# The launcher's flags for this build's MPI (MALL_MPIEXEC_FLAGS from the test environment:
-# Open MPI's --oversubscribe, or MPICH's hydra options).
-read -r -a flags <<<"${MALL_MPIEXEC_FLAGS:---oversubscribe --bind-to none}"
 run() { local np=$1; shift; timeout 150 "$mpiexec" "${flags[@]}" -n "$np" "$@" -q --checksums; }
 sums() { grep '^checksum ' <<<"$1"; }
 # same <what> <reference output> <np> <command...>: passes its check, same checksums

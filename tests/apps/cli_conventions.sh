@@ -13,12 +13,8 @@
 # Usage: cli_conventions.sh <mpiexec> <driver>
 set -uo pipefail
 mpiexec=$1 driver=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
-# shellcheck disable=SC2086  # the flavour's launcher flags (cmake/MalleableTesting.cmake)
-run() { "$mpiexec" ${MALL_MPIEXEC_FLAGS:---oversubscribe --bind-to none} -n 2 "$driver" "$@"; }
+. "$(dirname "${BASH_SOURCE[0]}")/../support/checks.sh"  # work, fail, fails, flags
+run() { "$mpiexec" "${flags[@]}" -n 2 "$driver" "$@"; }
 single() { "$driver" "$@"; }  # one process, MPI singleton init
 
 out=$("$driver" --version) || fail "--version exited $?"

@@ -9,10 +9,7 @@
 # Usage: cost_prediction.sh <mpiexec> <driver>
 set -uo pipefail
 mpiexec=$1 driver=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/../support/checks.sh"  # work, fail, fails, flags
 model() {  # model <file> <scale>
   python3 - "$1" "$2" <<'PY'
 import json, sys

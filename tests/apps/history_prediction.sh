@@ -11,10 +11,7 @@
 # Usage: history_prediction.sh <mpiexec> <driver>
 set -uo pipefail
 mpiexec=$1 driver=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/../support/checks.sh"  # work, fail, fails, flags
 run() {  # run <history file> <json out>
   RESIZE_HISTORY=$1 "$mpiexec" --oversubscribe --bind-to none -n 4 "$driver" -n 240 --nb 16 -i 5 \
     -p scripted -s 1:expand:2x3:local2,2:shrink:2x2,3:expand:2x3:local2,4:shrink:2x2 -q --json "$2"

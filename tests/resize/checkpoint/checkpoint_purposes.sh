@@ -16,12 +16,8 @@
 # Usage: checkpoint_purposes.sh <mpiexec> <by_restart_c> [<pdgemm_resizable>]
 set -uo pipefail
 mpiexec=$1 prog=$2 pdgemm=${3:-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../../support/checks.sh"  # work, fail, fails, flags
 export RESIZE_HISTORY=off
-read -r -a flags <<<"${MALL_MPIEXEC_FLAGS:---oversubscribe --bind-to none}"
-fails=0
-fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
 d=$work/ck
 out=$(cd "$work" && timeout 120 "$mpiexec" "${flags[@]}" -n 4 "$prog" 40 7 --checkpoint "$d" --every 3 \
       --schedule 2:expand:2x3 --mechanism spawn 2>&1); rc=$?

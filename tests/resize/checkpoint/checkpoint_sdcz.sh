@@ -8,10 +8,7 @@
 # Usage: checkpoint_sdcz.sh <mpiexec> <session_checkpoint>
 set -uo pipefail
 mpiexec=$1 prog=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/../../support/checks.sh"  # work, fail, fails, flags
 run() { local np=$1; shift; timeout 120 "$mpiexec" --oversubscribe --bind-to none -n "$np" "$prog" "$@"; }
 f=$work/sdcz.h5
 run 4 write "$f" || fail "writing the checkpoint"
