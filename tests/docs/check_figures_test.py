@@ -16,12 +16,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_figures  # noqa: E402
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
+from doc_check_util import write  # noqa: E402
 
 
 with tempfile.TemporaryDirectory() as t:

@@ -15,6 +15,8 @@ import os
 import re
 import sys
 
+from doc_check_util import md_lines, verdict
+
 LINK = re.compile(r"(?<!\!)\[(?:[^\]\[]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)>?")
 REFDEF = re.compile(r"^\s*\[[^\]]+\]:\s*(\S+)")
@@ -32,37 +34,28 @@ def norm(text):
 
 def headings(path, cache={}):
     if path not in cache:
-        found, fence = [], False
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                if line.lstrip().startswith("```"):
-                    fence = not fence
-                    continue
-                m = None if fence else (re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
-                                        or re.match(r"^\s*(?:\d+\.\s+|[-*]\s+)?\*\*(.+?)\*\*", line))
-                if m:  # a heading, or a paragraph's bold lead ("**The node map** groups ...")
-                    found.append(norm(re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", m.group(1))))
+        found = []
+        for _, line, fence in md_lines(path):
+            m = None if fence else (re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+                                    or re.match(r"^\s*(?:\d+\.\s+|[-*]\s+)?\*\*(.+?)\*\*", line))
+            if m:  # a heading, or a paragraph's bold lead ("**The node map** groups ...")
+                found.append(norm(re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", m.group(1))))
         cache[path] = found
     return cache[path]
 
 
 def heading_refs(root, md):
     """(line, why) for every heading named in words that its file does not have."""
-    fence = False
-    with open(md, encoding="utf-8") as f:
-        for no, line in enumerate(f, 1):
-            if line.lstrip().startswith("```"):
-                fence = not fence
-                continue
-            if fence:
-                continue
-            for path, title in HEADING_REF.findall(line):
-                dest = os.path.join(root, path) if path.startswith(("docs/", "README.md", "CHANGELOG.md")) \
-                    else os.path.normpath(os.path.join(os.path.dirname(md), path))
-                if not os.path.isfile(dest):
-                    continue  # not a file of this tree (the link check reports links)
-                if not any(h.startswith(norm(title)) for h in headings(dest)):
-                    yield no, f'{path}, "{title}" (no heading starting so in {os.path.relpath(dest, root)})'
+    for no, line, fence in md_lines(md):
+        if fence:
+            continue
+        for path, title in HEADING_REF.findall(line):
+            dest = os.path.join(root, path) if path.startswith(("docs/", "README.md", "CHANGELOG.md")) \
+                else os.path.normpath(os.path.join(os.path.dirname(md), path))
+            if not os.path.isfile(dest):
+                continue  # not a file of this tree (the link check reports links)
+            if not any(h.startswith(norm(title)) for h in headings(dest)):
+                yield no, f'{path}, "{title}" (no heading starting so in {os.path.relpath(dest, root)})'
 
 
 def wording(md):
@@ -81,41 +74,32 @@ def wording(md):
 def anchors(path, cache={}):
     if path in cache:
         return cache[path]
-    found, seen, fence = set(), {}, False
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.lstrip().startswith("```"):
-                fence = not fence
-                continue
-            if fence:
-                continue
-            m = re.match(r"^(#{1,6})\s+(.*?)\s*#*\s*$", line)
-            if m:
-                text = re.sub(r"`([^`]*)`", r"\1", m.group(2))
-                text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # links keep their text
-                slug = re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
-                n = seen.get(slug, 0)
-                seen[slug] = n + 1
-                found.add(slug if n == 0 else f"{slug}-{n}")
-            for a in re.findall(r"""<a\s+(?:name|id)=["']([^"']+)["']""", line):
-                found.add(a)
+    found, seen = set(), {}
+    for _, line, fence in md_lines(path):
+        if fence:
+            continue
+        m = re.match(r"^(#{1,6})\s+(.*?)\s*#*\s*$", line)
+        if m:
+            text = re.sub(r"`([^`]*)`", r"\1", m.group(2))
+            text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # links keep their text
+            slug = re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
+            n = seen.get(slug, 0)
+            seen[slug] = n + 1
+            found.add(slug if n == 0 else f"{slug}-{n}")
+        for a in re.findall(r"""<a\s+(?:name|id)=["']([^"']+)["']""", line):
+            found.add(a)
     cache[path] = found
     return found
 
 
 def links(path):
-    fence = False
-    with open(path, encoding="utf-8") as f:
-        for no, line in enumerate(f, 1):
-            if line.lstrip().startswith("```"):
-                fence = not fence
-                continue
-            if fence:
-                continue
-            plain = re.sub(r"`[^`]*`", "", line)  # code spans are not links
-            for rx in (LINK, IMAGE, REFDEF, HTML):
-                for target in rx.findall(plain):
-                    yield no, target
+    for no, line, fence in md_lines(path):
+        if fence:
+            continue
+        plain = re.sub(r"`[^`]*`", "", line)  # code spans are not links
+        for rx in (LINK, IMAGE, REFDEF, HTML):
+            for target in rx.findall(plain):
+                yield no, target
 
 
 def check(root):
@@ -150,9 +134,5 @@ if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     files, count, bad = check(sys.argv[1])
-    for b in bad:
-        print(b)
-    if bad:
-        print(f"FAILED: {len(bad)} of {count} relative links in {len(files)} files do not resolve")
-        sys.exit(1)
-    print(f"PASS: {count} relative links in {len(files)} files resolve")
+    verdict(bad, f"{len(bad)} of {count} relative links in {len(files)} files do not resolve",
+            f"{count} relative links in {len(files)} files resolve")

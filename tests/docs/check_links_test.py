@@ -11,6 +11,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_links  # noqa: E402
+from doc_check_util import verdict  # noqa: E402
 
 with tempfile.TemporaryDirectory() as t:
     os.mkdir(os.path.join(t, "docs"))
@@ -36,9 +37,5 @@ with tempfile.TemporaryDirectory() as t:
         sys.exit(1)
 
 files, count, bad = check_links.check(sys.argv[1])
-for b in bad:
-    print(b)
-if bad:
-    print(f"FAILED: {len(bad)} of {count} relative links in {len(files)} files do not resolve")
-    sys.exit(1)
-print(f"PASS: {count} relative links in {len(files)} files resolve (and the headings named in words exist, no reliability word stands without its rate; the checker caught 6 of 6 planted faults)")
+verdict(bad, f"{len(bad)} of {count} relative links in {len(files)} files do not resolve",
+        f"{count} relative links in {len(files)} files resolve (and the headings named in words exist, no reliability word stands without its rate; the checker caught 6 of 6 planted faults)")

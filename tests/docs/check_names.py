@@ -43,6 +43,8 @@ import re
 import subprocess
 import sys
 
+from doc_check_util import md_lines, verdict
+
 SOURCE_DIRS = ("apps", "blacs-dyn", "redist", "gridmap", "cluster", "resize", "launcher", "scripts", "tests", "docs",
                "cmake", "packaging", ".ci")
 PARTS = ("blacs_dyn", "blacs-dyn", "redist", "gridmap", "cluster", "resize")
@@ -63,17 +65,12 @@ def doc_files(root):
 
 def code_pieces(path):
     """(line number, text) of every code span and every line of a fenced block."""
-    fence = False
-    with open(path, encoding="utf-8") as f:
-        for no, line in enumerate(f, 1):
-            if line.lstrip().startswith("```"):
-                fence = not fence
-                continue
-            if fence:
-                yield no, line.rstrip("\n")
-            else:
-                for span in re.findall(r"`([^`]+)`", line):
-                    yield no, span
+    for no, line, fence in md_lines(path):
+        if fence:
+            yield no, line.rstrip("\n")
+        else:
+            for span in re.findall(r"`([^`]+)`", line):
+                yield no, span
 
 
 def all_lines(path):
@@ -393,9 +390,5 @@ if __name__ == "__main__":
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     files, bad = check(sys.argv[1], sys.argv[2])
-    for b in bad:
-        print(b)
-    if bad:
-        print(f"FAILED: {len(bad)} stale names in {len(files)} files")
-        sys.exit(1)
-    print(f"PASS: every path, binary, option and variable named in {len(files)} files exists")
+    verdict(bad, f"{len(bad)} stale names in {len(files)} files",
+            f"every path, binary, option and variable named in {len(files)} files exists")

@@ -4,20 +4,12 @@
 report exactly those, and nothing the allow-list excuses), then on the project's README.md
 and docs/**/*.md against the build tree. Usage: check_names_test.py <source dir> <build dir>"""
 import os
-import stat
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_names  # noqa: E402
-
-
-def write(path, text, exe=False):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
-    if exe:
-        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+from doc_check_util import verdict, write  # noqa: E402
 
 
 with tempfile.TemporaryDirectory() as t:
@@ -78,11 +70,7 @@ if os.path.exists(os.path.join(sys.argv[1], ".git")):
         sys.exit(1)
 
 files, bad = check_names.check(sys.argv[1], sys.argv[2])
-for b in bad:
-    print(b)
-if bad:
-    print(f"FAILED: {len(bad)} stale names in {len(files)} files")
-    sys.exit(1)
-print(f"PASS: every path, binary, option and variable named in {len(files)} files exists "
-      "and every measurement section says when, at which commit, by which command and into which data "
-      "it was measured (the checker caught 8 of 8 planted stale names and missing blocks)")
+verdict(bad, f"{len(bad)} stale names in {len(files)} files",
+        f"every path, binary, option and variable named in {len(files)} files exists "
+        "and every measurement section says when, at which commit, by which command and into which data "
+        "it was measured (the checker caught 8 of 8 planted stale names and missing blocks)")

@@ -26,6 +26,8 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+from doc_check_util import verdict
+
 LANGS = {"cpp": "cxx", "c": "c", "fortran": "f"}
 MARK = re.compile(r"^<!--\s*snippet:\s*(from|compile|signatures)\s+(\S+)\s*-->\s*$")
 
@@ -230,10 +232,5 @@ if __name__ == "__main__":
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     kinds, bad = check(sys.argv[1], sys.argv[2])
-    for b in bad:
-        print(b)
-    if bad:
-        print(f"FAILED: {len(bad)} snippets")
-        sys.exit(1)
-    print(f"PASS: {kinds['from']} snippets quote a compiled file, {kinds['compile']} compile, "
-          f"{kinds['signatures']} signature lists match the module")
+    verdict(bad, f"{len(bad)} snippets", f"{kinds['from']} snippets quote a compiled file, {kinds['compile']} compile, "
+            f"{kinds['signatures']} signature lists match the module")

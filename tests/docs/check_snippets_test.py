@@ -11,12 +11,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_snippets  # noqa: E402
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
+from doc_check_util import verdict, write  # noqa: E402
 
 
 with tempfile.TemporaryDirectory() as t:
@@ -42,10 +37,6 @@ with tempfile.TemporaryDirectory() as t:
         sys.exit(1)
 
 kinds, bad = check_snippets.check(sys.argv[1], sys.argv[2])
-for b in bad:
-    print(b)
-if bad:
-    print(f"FAILED: {len(bad)} snippets in README.md and docs/guide/*.md")
-    sys.exit(1)
-print(f"PASS: {kinds['from']} snippets quote a file the suite compiles, {kinds['compile']} compile in their "
-      f"harness, {kinds['signatures']} signature list matches the module (the checker caught 5 of 5 planted bad snippets)")
+verdict(bad, f"{len(bad)} snippets in README.md and docs/guide/*.md",
+        f"{kinds['from']} snippets quote a file the suite compiles, {kinds['compile']} compile in their harness, "
+        f"{kinds['signatures']} signature list matches the module (the checker caught 5 of 5 planted bad snippets)")
