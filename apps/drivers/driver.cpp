@@ -82,6 +82,17 @@ std::string describe_problem(std::int64_t n, std::int64_t nb, resize::Distributi
          (dist == resize::Distribution::Block ? " block distribution" : " NB=" + std::to_string(nb));
 }
 
+void DistOption::add_to(void* cli_app) {
+  static_cast<CLI::App*>(cli_app)->add_option(
+      "--dist", name, "cyclic (MB = NB = --nb) or block (one block per process row/column, as the thesis's runs)");
+}
+
+resize::Distribution DistOption::parse(CommonOptions& o) {
+  dist = parse_distribution(name);
+  o.distribution = dist == resize::Distribution::Block ? "block" : "block-cyclic";
+  return dist;
+}
+
 void fill(resize::Matrix<double>& a, int seed) {
   a.for_each_local([&](int i, int j, double& v) { v = entry(seed, i, j); });
 }

@@ -110,6 +110,18 @@ resize::Distribution parse_distribution(const std::string& s);
 // "N=1200 NB=64" or "N=1200 block distribution", for the summary's problem line.
 std::string describe_problem(std::int64_t n, std::int64_t nb, resize::Distribution dist);
 
+// The --dist option of a driver that offers ScaLAPACK's block distribution beside the
+// block-cyclic one: its text, and the distribution it names once parsed.
+struct DistOption {
+  std::string name = "cyclic";
+  resize::Distribution dist = resize::Distribution::BlockCyclic;
+  // Adds --dist to run_driver's CLI11 app (the argument of its `extra`).
+  void add_to(void* cli_app);
+  // At setup: parses `name` (parse_distribution), records the distribution in
+  // o.distribution ("block" or "block-cyclic") and returns it.
+  resize::Distribution parse(CommonOptions& o);
+};
+
 // Deterministic global entries in [-1, 1], so any rank can build the reference.
 double entry(int seed, std::int64_t i, std::int64_t j);
 

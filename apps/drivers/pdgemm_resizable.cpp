@@ -5,7 +5,6 @@
 #include <cblas.h>
 #include <mpi.h>
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -34,19 +33,17 @@ int main(int argc, char** argv) {
   o.n = 600;
   o.nb = 64;
   Gemm g;
-  std::string dist_name = "cyclic";
-  resize::Distribution dist = resize::Distribution::BlockCyclic;
+  apps::DistOption dist;
   apps::DriverHooks h;
   h.name = "pdgemm";
-  h.problem = [&] { return apps::describe_problem(g.n, g.nb, dist); };
+  h.problem = [&] { return apps::describe_problem(g.n, g.nb, dist.dist); };
   h.setup = [&](resize::Session& s) {
-    dist = apps::parse_distribution(dist_name);
-    o.distribution = dist == resize::Distribution::Block ? "block" : "block-cyclic";
+    const resize::Distribution d = dist.parse(o);
     g.n = o.n;
     g.nb = o.nb;
     g.scale = std::sqrt(3.0 / g.n);
-    g.a = s.register_matrix<double>("A", g.n, g.n, g.nb, g.nb, dist);
-    g.b = s.register_matrix<double>("B", g.n, g.n, g.nb, g.nb, dist);
+    g.a = s.register_matrix<double>("A", g.n, g.n, g.nb, g.nb, d);
+    g.b = s.register_matrix<double>("B", g.n, g.n, g.nb, g.nb, d);
   };
   h.init = [&](resize::Session&) {
     apps::fill(g.a, 1);
@@ -94,10 +91,7 @@ int main(int argc, char** argv) {
                   s.iteration(), err, tol, refmax, err <= tol ? "OK" : "FAILED");
     return apps::Check{err <= tol, msg};
   };
-  const int rc = apps::run_driver(argc, argv, o, [&](void* app) {
-    static_cast<CLI::App*>(app)->add_option("--dist", dist_name,
-        "cyclic (MB = NB = --nb) or block (one block per process row/column, as the thesis's runs)");
-  }, h);
+  const int rc = apps::run_driver(argc, argv, o, [&](void* app) { dist.add_to(app); }, h);
   MPI_Finalize();
   return rc;
 }

@@ -5,7 +5,6 @@
 #include <cblas.h>
 #include <mpi.h>
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -22,16 +21,14 @@ int main(int argc, char** argv) {
   o.iters = 10;
   resize::Matrix<double> a, x;  // the session's (moved at every resize)
   std::vector<double> y;
-  std::string dist_name = "cyclic";
-  resize::Distribution dist = resize::Distribution::BlockCyclic;
+  apps::DistOption dist;
   apps::DriverHooks h;
   h.name = "pdgemv";
-  h.problem = [&] { return apps::describe_problem(o.n, o.nb, dist); };
+  h.problem = [&] { return apps::describe_problem(o.n, o.nb, dist.dist); };
   h.setup = [&](resize::Session& s) {
-    dist = apps::parse_distribution(dist_name);
-    o.distribution = dist == resize::Distribution::Block ? "block" : "block-cyclic";
-    a = s.register_matrix<double>("A", o.n, o.n, o.nb, o.nb, dist);
-    x = s.register_matrix<double>("x", o.n, 1, o.nb, 1, dist);
+    const resize::Distribution d = dist.parse(o);
+    a = s.register_matrix<double>("A", o.n, o.n, o.nb, o.nb, d);
+    x = s.register_matrix<double>("x", o.n, 1, o.nb, 1, d);
   };
   h.init = [&](resize::Session&) {
     apps::fill(a, 1);
@@ -71,10 +68,7 @@ int main(int argc, char** argv) {
                   err, tol, err <= tol ? "OK" : "FAILED");
     return apps::Check{err <= tol, msg};
   };
-  const int rc = apps::run_driver(argc, argv, o, [&](void* app) {
-    static_cast<CLI::App*>(app)->add_option("--dist", dist_name,
-        "cyclic (MB = NB = --nb) or block (one block per process row/column, as the thesis's runs)");
-  }, h);
+  const int rc = apps::run_driver(argc, argv, o, [&](void* app) { dist.add_to(app); }, h);
   MPI_Finalize();
   return rc;
 }
