@@ -5,7 +5,8 @@
 // size changes, grid changes, an expansion and a shrink, with all senders' arrays mapped or
 // only the even ranks'; ExecStats::bytes_mapped is exactly what the mapped senders sent
 // this rank. A mapping refused (MALLEABLE_REDIST_FAULT=mapped-refused, =shm-refused) goes
-// by message with the same result, and the next call maps again.
+// by message with the same result, and the next call maps again. No mapping of a peer's
+// array outlives the call.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <string>
 
+#include "exec/node_window.hpp"
 #include "malleable/redist/mapped.hpp"
 #include "malleable/redist/redistribute.hpp"
 #include "mpi_common.hpp"
@@ -73,6 +75,8 @@ Result run(const Case& c, const redist::RedistPlan& plan, const LocalMatrix<T>& 
   Result r;
   redist::redistribute<T>(MPI_COMM_WORLD, plan, A.in_grid ? (map ? am.data() : ao.data()) : nullptr, A.ld,
                           B0.in_grid ? b.data() : nullptr, B0.ld, redist::ExecOptions{}, &r.st);
+  // The peers' arrays are let go of at the end of the call (a freed one is not kept alive).
+  EXPECT_EQ(redist::exec::segment_use().array_maps, 0);
   r.b.resize(b.size() * sizeof(T));
   if (!b.empty()) std::memcpy(r.b.data(), b.data(), r.b.size());
   return r;

@@ -372,6 +372,11 @@ const char* map_peer_array(const SegmentId& id, int* err) {
   return m + kHeaderBytes;
 }
 
+void drop_peer_arrays() {
+  for (auto& p : store().arrays) p.drop();
+  store().arrays.clear();
+}
+
 SegmentUse segment_use() {
   const Store& s = store();
   SegmentUse u;

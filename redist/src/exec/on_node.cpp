@@ -10,6 +10,7 @@
 #include "mapped.hpp"
 #include "mapped_registry.hpp"
 #include "node_window.hpp"
+#include "segment_store.hpp"
 #include "single_copy.hpp"
 
 namespace redist::exec {
@@ -198,6 +199,7 @@ void OnNode::close() {
     win_->win->finish();  // the window steps' last words and messages
     win_->win.reset();
   }
+  drop_peer_arrays();  // every mapped read is done: no freed array of a peer kept alive here
 }
 
 std::int64_t OnNode::reader_bytes() { return SingleCopyStep::kReaderBytes; }

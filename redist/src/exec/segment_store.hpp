@@ -34,15 +34,17 @@ bool node_window_supported();
 // kArrayGenerations up (never a window segment's). make_array_segment: nullopt and *why
 // when none can be had (MALLEABLE_REDIST_FAULT=shm-unavailable too); thread-safe.
 // drop_array_segment unmaps and closes it. map_peer_array maps a peer's array read-only
-// like map_peer, cached per peer and generation, at most kArrayMaps per peer (the least
-// recently used dropped first; one whose descriptor the owner reused for a newer array is
-// dropped at once): a mapping keeps the pages of an array its owner freed alive until
-// then, or until this process finalizes or the owner exits. Fault injection: shm-refused
-// and mapped-refused make it fail with EACCES.
+// like map_peer (its pages as they are read), cached per peer and generation within an
+// exchange, at most kArrayMaps per peer (the least recently used dropped first; one whose
+// descriptor the owner reused for a newer array at once); drop_peer_arrays lets go of them
+// all, at the end of every exchange (OnNode::close), since a mapping keeps the pages of an
+// array alive after its owner frees it (a resize's old arrays). Fault injection:
+// shm-refused and mapped-refused make map_peer_array fail with EACCES.
 constexpr std::int64_t kArrayGenerations = std::int64_t{1} << 40;
 constexpr std::size_t kArrayMaps = 4;
 std::optional<OwnSegment> make_array_segment(std::int64_t bytes, std::string* why);
 void drop_array_segment(const OwnSegment& s);
 const char* map_peer_array(const SegmentId& id, int* err);
+void drop_peer_arrays();
 
 }  // namespace redist::exec
