@@ -45,6 +45,15 @@ static void print_lines(const std::string& text) {
   }
 }
 
+CommonOptions start(int& argc, char**& argv, int n, int nb, int iters) {
+  init_mpi(argc, argv);
+  CommonOptions o;
+  o.n = n;
+  o.nb = nb;
+  o.iters = iters;
+  return o;
+}
+
 void init_mpi(int& argc, char**& argv) {
   line_buffered_stdout();
   bool background = false;

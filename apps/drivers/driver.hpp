@@ -70,6 +70,10 @@ struct CommonOptions {
   std::string mechanism = "spawn";         // how resizes happen: spawn (in place) or restart
 };
 
+// A driver's opening: init_mpi, then the common options with the driver's default problem,
+// N x N by NB blocks for `iters` iterations (--n, --nb and --iters change them).
+CommonOptions start(int& argc, char**& argv, int n, int nb, int iters);
+
 // Exit code of a driver whose --restart file is refused (another program, other
 // matrices/types/sizes, a damaged file, a checksum mismatch): nothing ran, no file changed.
 inline constexpr int kExitRestartRefused = 3;

@@ -56,11 +56,7 @@ double iteration_seconds(const Model& m, int iterations, int k, int nodes) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  apps::init_mpi(argc, argv);  // MPI_THREAD_MULTIPLE with --background
-  apps::CommonOptions o;
-  o.n = 512;
-  o.nb = 64;
-  o.iters = 30;
+  apps::CommonOptions o = apps::start(argc, argv, 512, 64, 30);  // MPI_THREAD_MULTIPLE with --background
   o.meter_kernels = true;  // the slept time is the iteration's compute
   Model m;
   resize::Matrix<double> a, b;  // the session's (moved at every resize)

@@ -19,10 +19,7 @@
 #include "life_kernel.hpp"
 
 int main(int argc, char** argv) {
-  apps::init_mpi(argc, argv);  // MPI_THREAD_MULTIPLE with --background
-  apps::CommonOptions o;
-  o.n = 240;
-  o.iters = 10;
+  apps::CommonOptions o = apps::start(argc, argv, 240, 64, 10);  // MPI_THREAD_MULTIPLE with --background
   resize::Matrix<double> cells;  // the board, 0.0 or 1.0 (the session's, moved at every resize)
   int work = 1;
   int seed = 7;

@@ -28,10 +28,7 @@ struct Gemm {
 }  // namespace
 
 int main(int argc, char** argv) {
-  apps::init_mpi(argc, argv);  // MPI_THREAD_MULTIPLE with --background
-  apps::CommonOptions o;
-  o.n = 600;
-  o.nb = 64;
+  apps::CommonOptions o = apps::start(argc, argv, 600, 64, 10);  // MPI_THREAD_MULTIPLE with --background
   Gemm g;
   apps::DistOption dist;
   apps::DriverHooks h;

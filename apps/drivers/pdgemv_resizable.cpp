@@ -14,11 +14,7 @@
 #include "malleable/redist/scalapack_api.h"
 
 int main(int argc, char** argv) {
-  apps::init_mpi(argc, argv);  // MPI_THREAD_MULTIPLE with --background
-  apps::CommonOptions o;
-  o.n = 1000;
-  o.nb = 64;
-  o.iters = 10;
+  apps::CommonOptions o = apps::start(argc, argv, 1000, 64, 10);  // MPI_THREAD_MULTIPLE with --background
   resize::Matrix<double> a, x;  // the session's (moved at every resize)
   std::vector<double> y;
   apps::DistOption dist;

@@ -17,11 +17,7 @@
 #include "malleable/redist/scalapack_api.h"
 
 int main(int argc, char** argv) {
-  apps::init_mpi(argc, argv);  // MPI_THREAD_MULTIPLE with --background
-  apps::CommonOptions o;
-  o.n = 600;
-  o.nb = 32;
-  o.iters = 8;
+  apps::CommonOptions o = apps::start(argc, argv, 600, 32, 8);  // MPI_THREAD_MULTIPLE with --background
   resize::Matrix<double> a, b;  // the session's (moved at every resize)
   std::vector<double> lu, x, b_last;  // scratch: lu has a's layout, x and b_last b's
   std::vector<int> ipiv;
