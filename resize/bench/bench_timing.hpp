@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Timing helpers shared by resize's benchmarks (levels_bench, levels_recover_bench).
+// Helpers shared by resize's benchmarks (checkpoint_bench, levels_bench,
+// levels_recover_bench): a quiet session's options and the timing.
 #pragma once
 
 #include <mpi.h>
@@ -7,7 +8,18 @@
 #include <algorithm>
 #include <vector>
 
+#include "malleable/resize/session.hpp"
+
 namespace resize_bench {
+
+// A benchmark's session, named `app`: no progress printed, its resize history in memory only.
+inline resize::SessionOptions quiet_options(const char* app) {
+  resize::SessionOptions o;
+  o.app = app;
+  o.progress = false;
+  o.persist_history = false;
+  return o;
+}
 
 // Seconds `f` took on the slowest rank of `comm`, started together (collective).
 template <class F>

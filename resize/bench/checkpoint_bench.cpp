@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.hpp"
 #include "malleable/resize/session.hpp"
 
 namespace {
@@ -120,11 +121,7 @@ int resize::bench::case_checkpoint(int argc, char** argv) {
   std::vector<double> tw, two, trw, tr, trr, tpw, tpr;
   for (int rep = 0; rep < reps; ++rep) {
     {
-      resize::SessionOptions o;
-      o.app = "bench";
-      o.progress = false;
-      o.persist_history = false;
-      resize::Session s(argc, argv, std::move(o));
+      resize::Session s(argc, argv, resize_bench::quiet_options("bench"));
       int desc[9];
       std::vector<double> a;
       s.register_matrix("A", n, n, nb, nb, resize::Distribution::BlockCyclic, desc, a);
@@ -144,11 +141,7 @@ int resize::bench::case_checkpoint(int argc, char** argv) {
       tpw.push_back(raw_pattern(MPI_COMM_WORLD, dir + "/pattern.bin", n, nb, wg, true));
     }
     {
-      resize::SessionOptions o;
-      o.app = "bench";
-      o.progress = false;
-      o.persist_history = false;
-      resize::Session s(argc, argv, std::move(o));
+      resize::Session s(argc, argv, resize_bench::quiet_options("bench"));
       int desc[9];
       std::vector<double> a;
       s.register_matrix("A", n, n, nb, nb, resize::Distribution::BlockCyclic, desc, a);

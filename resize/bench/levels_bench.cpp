@@ -47,11 +47,7 @@ int resize::bench::case_levels(int argc, char** argv) {
   const int reps = argc > 6 ? std::stoi(argv[6]) : 5;
   const int P = std::stoi(grid.substr(0, grid.find('x'))), Q = std::stoi(grid.substr(grid.find('x') + 1));
   {
-    resize::SessionOptions o;
-    o.app = "levels_bench";
-    o.progress = false;
-    o.persist_history = false;
-    resize::Session S(argc, argv, std::move(o));
+    resize::Session S(argc, argv, resize_bench::quiet_options("levels_bench"));
     int desc[9];
     std::vector<double> a;
     S.register_matrix("A", n, n, nb, nb, resize::Distribution::BlockCyclic, desc, a);

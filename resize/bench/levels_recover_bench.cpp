@@ -122,13 +122,7 @@ struct Baseline {
 };
 
 // The bench's sessions: quiet, and no resize history kept between runs.
-resize::SessionOptions quiet_options() {
-  resize::SessionOptions o;
-  o.app = "levels_recover_bench";
-  o.progress = false;
-  o.persist_history = false;
-  return o;
-}
+resize::SessionOptions quiet_options() { return resize_bench::quiet_options("levels_recover_bench"); }
 
 int write_levels(int argc, char** argv, int n, int nb, std::pair<int, int> g, const std::string& dir) {
   resize::Session S(argc, argv, quiet_options());
