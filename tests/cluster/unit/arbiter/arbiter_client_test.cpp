@@ -19,6 +19,7 @@
 
 #include "arbiter/client.hpp"
 #include "malleable/cluster/cluster.hpp"
+#include "../../../support/thrown.hpp"
 
 using namespace cluster;
 using namespace cluster::arbiter;
@@ -79,16 +80,17 @@ void send_challenge(int c) {
   (void)!::send(c, f.data(), f.size(), MSG_NOSIGNAL);
 }
 
+// Why exchange() with `o` fails ("" when it does not).
+std::string exchange_error(const ClientOptions& o, const std::string& request) {
+  return test_support::thrown<Error>([&] { exchange(o, request); });
+}
+
 }  // namespace
 
 TEST(ArbiterClient, NoDaemonAtThePathIsAnErrorNotAHang) {
   ClientOptions o{"/nonexistent/arbiter.sock", "", 1};
-  try {
-    exchange(o, "x");
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("cannot reach the arbiter"), std::string::npos) << e.what();
-  }
+  const std::string why = exchange_error(o, "x");
+  EXPECT_NE(why.find("cannot reach the arbiter"), std::string::npos) << why;
 }
 
 // RESIZE_ARBITER=tcp://HOST:PORT: the same frames over TCP (loopback only).
@@ -128,12 +130,8 @@ TEST(ArbiterClient, TcpCarriesTheSameFrames) {
   EXPECT_EQ(got, "a credential");
   EXPECT_EQ(reply, "{\"ok\":true}");
   ::close(l);  // nobody listens there now: an error, not a hang
-  try {
-    exchange(ClientOptions{where, "", 1}, "x");
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("cannot reach the arbiter at " + where), std::string::npos) << e.what();
-  }
+  const std::string why = exchange_error(ClientOptions{where, "", 1}, "x");
+  EXPECT_NE(why.find("cannot reach the arbiter at " + where), std::string::npos) << why;
   EXPECT_THROW(exchange(ClientOptions{"tcp://127.0.0.1", "", 1}, "x"), Error);  // no port
 }
 
@@ -144,12 +142,8 @@ TEST(ArbiterClient, ASilentDaemonTimesOut) {
     read_some(c);
     while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   });
-  try {
-    exchange(ClientOptions{d.path(), "", 0.3}, "request");
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("did not reply in time"), std::string::npos) << e.what();
-  }
+  const std::string why = exchange_error(ClientOptions{d.path(), "", 0.3}, "request");
+  EXPECT_NE(why.find("did not reply in time"), std::string::npos) << why;
   release = true;
   // Silent from the start: no challenge, nothing sent.
   std::atomic<bool> release2{false};
@@ -160,12 +154,8 @@ TEST(ArbiterClient, ASilentDaemonTimesOut) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   });
-  try {
-    exchange(ClientOptions{quiet.path(), "", 0.3}, "request");
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("did not send its challenge in time"), std::string::npos) << e.what();
-  }
+  const std::string quiet_why = exchange_error(ClientOptions{quiet.path(), "", 0.3}, "request");
+  EXPECT_NE(quiet_why.find("did not send its challenge in time"), std::string::npos) << quiet_why;
   release2 = true;
 }
 
@@ -199,12 +189,8 @@ TEST(ArbiterClient, NothingIsSentToAPeerWhoseFirstFrameIsNotAChallenge) {
   }
   // Closed before a challenge: an error naming it.
   FakeDaemon d([](int) {});
-  try {
-    exchange(ClientOptions{d.path(), "", 5}, "request");
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("without a challenge"), std::string::npos) << e.what();
-  }
+  const std::string why = exchange_error(ClientOptions{d.path(), "", 5}, "request");
+  EXPECT_NE(why.find("without a challenge"), std::string::npos) << why;
 }
 
 TEST(ArbiterClient, ADaemonThatClosesOrSendsAnOversizedFrameIsAnError) {

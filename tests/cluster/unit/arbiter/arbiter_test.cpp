@@ -44,6 +44,18 @@ slurm::ClusterView two_jobs(double t) {
 }
 const std::map<std::string, std::uint32_t> kOwners{{"7", 1000}, {"8", 1001}};
 
+// Why parse_request refuses `text`, or "accepted".
+std::string request_refusal(const std::string& text) {
+  try {
+    parse_request(text);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+// The challenge as the last field of a request's JSON.
+const std::string kChallengeField = ",\"challenge\":\"" + kChallenge + "\"";
+
 }  // namespace
 
 TEST(ArbiterFrame, RoundTripsAndWaitsForTheRest) {
@@ -157,15 +169,8 @@ TEST(ArbiterChallenge, TheChallengeFrameIsStrictAndTheRequestCarriesIt) {
 }
 
 TEST(ArbiterRequest, RefusalsNameWhatIsWrong) {
-  const auto why = [](const std::string& text) {
-    try {
-      parse_request(text);
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
-  };
-  const std::string c = ",\"challenge\":\"" + kChallenge + "\"";
+  const auto why = request_refusal;
+  const std::string c = kChallengeField;
   EXPECT_EQ(why("{\"v\":2,\"kind\":\"status\"" + c), "not JSON");
   EXPECT_EQ(why("[1]"), "not a JSON object");
   EXPECT_EQ(why("{\"v\":3,\"kind\":\"status\"" + c + "}"), "protocol version 3 is not 2");
@@ -204,15 +209,8 @@ TEST(ArbiterRequest, RefusalsNameWhatIsWrong) {
 // here and another way by whatever reads the first; and what follows the JSON would ride
 // along unread. Both are refused, with the reason, at any depth.
 TEST(ArbiterRequest, ADuplicatedKeyOrTrailingBytesAreRefused) {
-  const auto why = [](const std::string& text) {
-    try {
-      parse_request(text);
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
-  };
-  const std::string c = ",\"challenge\":\"" + kChallenge + "\"";
+  const auto why = request_refusal;
+  const std::string c = kChallengeField;
   const std::string settle = "{\"v\":2,\"kind\":\"settle\",\"job\":\"7\",\"promises_too\":false" + c + "}";
   ASSERT_EQ(why(settle), "accepted");
   const auto swap = [](std::string s, const std::string& from, const std::string& to) {
