@@ -5,7 +5,9 @@
 //                unpack by the receiver: two copies), SingleCopy::Off;
 //   single-copy  A in ordinary memory, every transfer read by the kernel (SingleCopy::On);
 //   mapped       A in a mapped array (redist_alloc): the receiver copies straight out of it
-//                (Route::MappedRead: one copy in user space), SingleCopy::Off.
+//                (Route::MappedRead: one copy in user space), SingleCopy::Off; the receiver
+//                maps the sender's array in each call (its pages as it reads them);
+//   mapped-kept  the same with ExecOptions::mapped_keep: the mappings kept from call to call.
 // Each repetition runs a copy probe (every rank memcpy's its local matrix, all at once; the
 // copy rate is the best repetition's) and then the three routes, in that order. The
 // single-copy bound of a change is max over ranks of (kept_r + moved_r) / copy rate (no
@@ -117,7 +119,7 @@ struct Row {
   int mib = 0;
   std::int64_t n = 0;
   double kept_mib = 0, moved_mib = 0, copy_gbs = 0, bound_s = 0, load_before = 0, load_after = 0;
-  double best[3] = {0, 0, 0}, med[3] = {0, 0, 0}, first[3] = {0, 0, 0};
+  double best[4] = {0, 0, 0, 0}, med[4] = {0, 0, 0, 0}, first[4] = {0, 0, 0, 0};
   bool same = true;
 };
 
@@ -152,7 +154,7 @@ Row run_case(const Change& c, int mib, int reps, int me, int P) {
   const Local xa = local_of(la, me), xb = local_of(lb, me);
   const std::size_t na = static_cast<std::size_t>(xa.ld * std::max<std::int64_t>(1, xa.cols));
   const std::size_t nb = static_cast<std::size_t>(xb.ld * std::max<std::int64_t>(1, xb.cols));
-  std::vector<double> a(na), copy(na), b[3];
+  std::vector<double> a(na), copy(na), b[4];
   redist::MappedArray<double> am(na);
   int pr = 0, pc = 0;
   if (la.coords_of(me, pr, pc))
@@ -161,17 +163,19 @@ Row run_case(const Change& c, int mib, int reps, int me, int P) {
         a[static_cast<std::size_t>(jl * xa.ld + il)] = value(la.row_axis().to_global(pr, il), la.col_axis().to_global(pc, jl));
   std::memcpy(am.data(), a.data(), na * sizeof(double));
   for (auto& v : b) v.assign(nb, 0.0);
-  redist::ExecOptions opt[3];
+  redist::ExecOptions opt[4];
   opt[0].single_copy = redist::SingleCopy::Off;
   opt[1].single_copy = redist::SingleCopy::On;
   opt[2].single_copy = redist::SingleCopy::Off;
-  const double* src[3] = {a.data(), a.data(), am.data()};
-  std::vector<double> t[3], probe;
+  opt[3].single_copy = redist::SingleCopy::Off;
+  opt[3].mapped_keep = true;
+  const double* src[4] = {a.data(), a.data(), am.data(), am.data()};
+  std::vector<double> t[4], probe;
   row.load_before = load1();
   for (int r = 0; r < reps + 1; ++r) {  // the first repetition warms up (maps, faults) and is not counted
     const double tp = timed([&] { std::memcpy(copy.data(), a.data(), na * sizeof(double)); });
     if (r > 0) probe.push_back(tp);
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < 4; ++k) {
       const double s = timed([&] {
         redist::redistribute<double>(MPI_COMM_WORLD, plan, xa.in ? src[k] : nullptr, xa.ld, xb.in ? b[k].data() : nullptr,
                                      xb.ld, opt[k]);
@@ -183,7 +187,7 @@ Row run_case(const Change& c, int mib, int reps, int me, int P) {
     }
   }
   row.load_after = load1();
-  int ok = b_right(lb, me, b[0]) && b[1] == b[0] && b[2] == b[0], all = 0;
+  int ok = b_right(lb, me, b[0]) && b[1] == b[0] && b[2] == b[0] && b[3] == b[0], all = 0;
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   row.same = all == 1;
   double kept = 0, moved = 0, worst = 0;
@@ -196,7 +200,7 @@ Row run_case(const Change& c, int mib, int reps, int me, int P) {
   row.moved_mib = moved / 1048576.0;
   row.copy_gbs = copy_Bps / 1e9;
   row.bound_s = worst / copy_Bps;
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < 4; ++k) {
     row.best[k] = *std::min_element(t[k].begin(), t[k].end());
     row.med[k] = median(t[k]);
   }
@@ -206,9 +210,9 @@ Row run_case(const Change& c, int mib, int reps, int me, int P) {
 void print(FILE* f, const Row& r) {
   std::fprintf(f, "| `%s` | %d | %lld | %.2f | %.2f | %.2f | %.5f |", r.change.c_str(), r.mib, static_cast<long long>(r.n),
                r.kept_mib, r.moved_mib, r.copy_gbs, r.bound_s);
-  for (int k = 0; k < 3; ++k) std::fprintf(f, " %.5f | %.5f | %.2f | %.2f |", r.best[k], r.med[k], r.bound_s / r.best[k],
+  for (int k = 0; k < 4; ++k) std::fprintf(f, " %.5f | %.5f | %.2f | %.2f |", r.best[k], r.med[k], r.bound_s / r.best[k],
                                            r.bound_s / r.med[k]);
-  for (int k = 0; k < 3; ++k) std::fprintf(f, " %.5f |", r.first[k]);
+  for (int k = 0; k < 4; ++k) std::fprintf(f, " %.5f |", r.first[k]);
   std::fprintf(f, " %s | %.2f-%.2f |\n", r.same ? "yes" : "NO", r.load_before, r.load_after);
 }
 
@@ -233,8 +237,9 @@ int main(int argc, char** argv) {
       "| change | MiB/rank | N | kept MiB | moved MiB | copy GB/s | single-copy bound s | window best s | window median s "
       "| window / bound best | window / bound median | single-copy best s | single-copy median s | single-copy / bound best "
       "| single-copy / bound median | mapped best s | mapped median s | mapped / bound best | mapped / bound median "
-      "| window first s | single-copy first s | mapped first s | identical | load1 |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "| mapped-kept best s | mapped-kept median s | mapped-kept / bound best | mapped-kept / bound median "
+      "| window first s | single-copy first s | mapped first s | mapped-kept first s | identical | load1 |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   if (me == 0) std::fputs(head, stdout);
   if (f) std::fputs(head, f);
   int bad = 0;

@@ -145,3 +145,27 @@ TEST(RedistMapped, SomeRankReceivesOutOfAMappedArray) {
   MPI_Allreduce(&r.st.bytes_mapped, &sum, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   EXPECT_GT(sum, 0);
 }
+
+// ExecOptions::mapped_keep: a receiver keeps its mappings of the senders' arrays after the
+// call (the next call on the same arrays finds them), and a call without it lets go of them.
+TEST(RedistMapped, MappedKeepKeepsTheMappingsUntilACallWithoutIt) {
+  const int me = world_rank(), P = world_size();
+  const Case c = cases(P)[1];
+  const auto plan = redist::make_plan(c.a, c.b, c.g, P);
+  const auto A = fill_local<double>(c.a, me, true);
+  const auto B0 = fill_local<double>(c.b, me, false);
+  redist::MappedArray<double> am(A.data.size());
+  std::memcpy(am.data(), A.data.data(), A.data.size() * sizeof(double));
+  std::vector<double> b = B0.data;
+  redist::ExecOptions keep;
+  keep.mapped_keep = true;
+  redist::ExecStats st;
+  for (int k = 0; k < 2; ++k) {
+    redist::redistribute<double>(MPI_COMM_WORLD, plan, am.data(), A.ld, b.data(), B0.ld, keep, &st);
+    EXPECT_EQ(redist::exec::segment_use().array_maps > 0, st.bytes_mapped > 0) << "call " << k;
+  }
+  std::vector<double> again = B0.data;
+  redist::redistribute<double>(MPI_COMM_WORLD, plan, am.data(), A.ld, again.data(), B0.ld);
+  EXPECT_EQ(again, b);
+  EXPECT_EQ(redist::exec::segment_use().array_maps, 0);
+}

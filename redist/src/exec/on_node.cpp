@@ -199,7 +199,7 @@ void OnNode::close() {
     win_->win->finish();  // the window steps' last words and messages
     win_->win.reset();
   }
-  drop_peer_arrays();  // every mapped read is done: no freed array of a peer kept alive here
+  if (!opt_.mapped_keep) drop_peer_arrays();  // every mapped read is done: no freed array of a peer kept alive here
 }
 
 std::int64_t OnNode::reader_bytes() { return SingleCopyStep::kReaderBytes; }

@@ -121,6 +121,11 @@ struct ExecOptions {
   // cannot map it, by message. Arrays not allocated there are unaffected. Each rank decides
   // for its own sends and tells the receiver, so ranks may pass different values.
   bool mapped_read = true;
+  // Keep this process's mappings of its peers' mapped arrays after the call, so that a next
+  // call on the same arrays finds their pages mapped (off: let go of at the end of the call;
+  // a mapping keeps an array its owner freed alive, until this process maps a newer array of
+  // that peer on the same descriptor, more than 4 of it, or finalizes).
+  bool mapped_keep = false;
   // Which on-node pairs the node window takes. Any (the default): every pair. OtherJobs:
   // only a rank and a peer of another MPI job (another MPI_COMM_WORLD: an original process
   // and a newcomer it spawned, which Open MPI joins over TCP); a pair of one job keeps MPI's
