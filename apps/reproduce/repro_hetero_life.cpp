@@ -96,13 +96,7 @@ int main(int argc, char** argv) {
   app.add_option("--iters", iters, "generations (the first is a warm-up and is not averaged)");
   app.add_option("--label", label, "free text copied to the JSON");
   app.add_option("--json", json_path, "JSON output on rank 0 (- = stdout)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    MPI_Finalize();
-    return code;
-  }
+  if (const auto code = malleable_internal::parse_or_finalize(app, argc, argv, true)) return *code;
   const auto rows = parse_list<int>(rows_s), cols = parse_list<int>(cols_s);
   const auto powers = parse_list<double>(powers_s);
   if (static_cast<int>(rows.size()) != p || static_cast<int>(cols.size()) != q ||

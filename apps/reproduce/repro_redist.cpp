@@ -166,13 +166,7 @@ int main(int argc, char** argv) {
   app.add_option("--link-rate", link_bits,
                  "bits/s of each node's link (emulated cluster): the busiest link's bytes / rate is "
                  "printed as the link bound (0 = single node, no bound)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    MPI_Finalize();
-    return code;
-  }
+  if (const auto code = malleable_internal::parse_or_finalize(app, argc, argv, true)) return *code;
 
   const auto g1 = gridmap::parse_topology(from), g2 = gridmap::parse_topology(to);
   const int P1 = g1.size(), P2 = g2.size(), P = std::max(P1, P2);
