@@ -15,6 +15,8 @@ import re
 import sys
 import tempfile
 
+from doc_check_util import each_failed
+
 MUST_SHOW = ("README.md", os.path.join("docs", "guide", "README.md"))
 HOME = os.path.join("docs", "guide", "slurm.md")
 
@@ -117,13 +119,7 @@ def main():
     if not self_test():
         print("FAILED: the checker does not catch a differing copy, an abbreviation or an export line")
         return 1
-    found = list(problems(sys.argv[1]))
-    for p in found:
-        print(f"FAILED: {p}")
-    if found:
-        return 1
-    print(f"PASS: the recipe is one text ({HOME}), shown in {', '.join(MUST_SHOW)}")
-    return 0
+    return each_failed(list(problems(sys.argv[1])), f"the recipe is one text ({HOME}), shown in {', '.join(MUST_SHOW)}")
 
 
 if __name__ == "__main__":

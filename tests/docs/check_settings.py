@@ -14,6 +14,8 @@ import subprocess
 import sys
 import tempfile
 
+from doc_check_util import each_failed
+
 PAGE = os.path.join("docs", "guide", "configuration.md")
 PARTS = ("blacs-dyn", "redist", "resize", "cluster", "launcher", "common")
 NAME = re.compile(r'"((?:RESIZE|BLACS_DYN|MALLEABLE|REDIST)_[A-Z0-9_]+)"')
@@ -79,12 +81,8 @@ def main():
         return 1
     printed = subprocess.run([run, "--settings"], check=True, capture_output=True, text=True).stdout.rstrip("\n").split("\n")
     found = list(problems(open(os.path.join(root, PAGE), encoding="utf-8").read(), printed, code_names(root)))
-    for p in found:
-        print(f"FAILED: {p}")
-    if found:
-        return 1
-    print(f"PASS: {PAGE}'s table is malleable-run --settings ({len(printed) - 2} rows), every name the sources read in it")
-    return 0
+    return each_failed(found, f"{PAGE}'s table is malleable-run --settings ({len(printed) - 2} rows), every name the sources "
+                              "read in it")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,17 @@ def write(path, text, exe=False):
         os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
 
 
+def each_failed(found, passed):
+    """Prints "FAILED: <problem>" for each problem of `found` and returns 1, or prints
+    "PASS: <passed>" and returns 0 (a checker's exit status)."""
+    for p in found:
+        print(f"FAILED: {p}")
+    if found:
+        return 1
+    print(f"PASS: {passed}")
+    return 0
+
+
 def verdict(bad, failed, passed):
     """Prints each finding of `bad`, then "FAILED: <failed>" and exits 1 if there is one;
     otherwise prints "PASS: <passed>"."""
