@@ -14,23 +14,13 @@
 #include "policy.hpp"
 #include "workload.hpp"
 
+#include "clustersim_test_util.hpp"
+
 using namespace clustersim;
 
 namespace {
 
-Job job(std::string id, double submit, int nodes, bool malleable = false, double work = 100, double sf = 0) {
-  Job j;
-  j.id = std::move(id);
-  j.submit_s = submit;
-  j.nodes = nodes;
-  j.min_nodes = malleable ? std::max(1, nodes / 2) : nodes;
-  j.max_nodes = malleable ? nodes * 2 : nodes;
-  j.malleable = malleable;
-  j.work_node_s = work;
-  j.serial_fraction = sf;
-  j.iterations = 10;
-  return j;
-}
+using clustersim_test::job;
 
 Workload machine(int nodes, std::vector<Job> jobs) {
   Workload w;

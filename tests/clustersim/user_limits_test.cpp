@@ -10,20 +10,16 @@
 #include "swf.hpp"
 #include "workload.hpp"
 
+#include "clustersim_test_util.hpp"
+
 using namespace clustersim;
 
 namespace {
 
+// A job of `user` submitted at 0 (clustersim_test_util.hpp).
 Job job(std::string id, long user, int nodes, bool malleable = false) {
-  Job j;
-  j.id = std::move(id);
+  Job j = clustersim_test::job(std::move(id), 0, nodes, malleable);
   j.user = user;
-  j.nodes = nodes;
-  j.min_nodes = malleable ? std::max(1, nodes / 2) : nodes;
-  j.max_nodes = malleable ? nodes * 2 : nodes;
-  j.malleable = malleable;
-  j.work_node_s = 100;
-  j.iterations = 10;
   return j;
 }
 
