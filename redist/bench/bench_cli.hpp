@@ -34,6 +34,7 @@ int case_cost(int rank, int size, int argc, char** argv);     // cost_bench.cpp
 int case_exec(int rank, int size, int argc, char** argv);     // exec_probe.cpp
 int case_passes(int rank, int size, int argc, char** argv);   // passes_probe.cpp
 int case_bound(int rank, int size, int argc, char** argv);    // bound_bench.cpp
+int case_mapped(int rank, int size, int argc, char** argv);   // mapped_bench.cpp
 // between-jobs calls MPI_Init itself; cma uses no MPI.
 int case_between_jobs(int argc, char** argv);  // between_jobs_redist.cpp
 int case_cma(int argc, char** argv);           // cma_probe.cpp

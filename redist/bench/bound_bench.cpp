@@ -35,46 +35,18 @@
 #include "malleable/redist/scalapack_api.h"
 
 #include "bench_cli.hpp"
+#include "bound_bench.hpp"
 #include "calibration.hpp"
 #include "shapes_bench.hpp"
 
 namespace {
 
 using redist::Layout;
-using redist::calib::max_over;
-
-// "NB@RxC:NB@RxC": A's square blocks and grid, then B's.
-struct Change {
-  int nba = 64, nbb = 64;
-  redist::calib::Grid ga, gb;
-  std::string text;
-};
-
-Change parse_change(const std::string& t) {
-  Change c;
-  c.text = t;
-  const auto colon = t.find(':');
-  auto side = [&](const std::string& s, int& nb, redist::calib::Grid& g) {
-    const auto at = s.find('@');
-    if (at == std::string::npos) throw std::runtime_error("--changes " + t + ": expected NB@RxC:NB@RxC");
-    nb = std::stoi(s.substr(0, at));
-    g = redist::calib::parse_grid(s.substr(at + 1));
-    if (nb < 1) throw std::runtime_error("--changes " + t + ": block size < 1");
-  };
-  if (colon == std::string::npos) throw std::runtime_error("--changes " + t + ": expected NB@RxC:NB@RxC");
-  side(t.substr(0, colon), c.nba, c.ga);
-  side(t.substr(colon + 1), c.nbb, c.gb);
-  return c;
-}
-
-double load_average() {
-  double l = -1;
-  if (FILE* f = std::fopen("/proc/loadavg", "r")) {
-    if (std::fscanf(f, "%lf", &l) != 1) l = -1;
-    std::fclose(f);
-  }
-  return l;
-}
+using redist::bench::bound::Change;
+using redist::bench::bound::load_average;
+using redist::bench::bound::parse_change;
+using redist::bench::bound::Times;
+using redist::bench::bound::timed;
 
 // MPI_Sendrecv of `bytes` with `peer` in chunks below INT_MAX.
 void exchange(const char* src, char* dst, std::size_t bytes, int peer, MPI_Comm comm) {
@@ -84,20 +56,6 @@ void exchange(const char* src, char* dst, std::size_t bytes, int peer, MPI_Comm 
     MPI_Sendrecv(src + off, n, MPI_BYTE, peer, 79, dst + off, n, MPI_BYTE, peer, 79, comm, MPI_STATUS_IGNORE);
   }
 }
-
-// Every repetition's time of each arm (the slowest rank's): best and median reported.
-struct Times {
-  std::vector<double> t;
-  void add(double x) { t.push_back(x); }
-  double best() const { return t.empty() ? 1e30 : *std::min_element(t.begin(), t.end()); }
-  double median() const {  // the middle one, or the mean of the two middle ones
-    if (t.empty()) return 1e30;
-    std::vector<double> s = t;
-    std::sort(s.begin(), s.end());
-    const std::size_t h = s.size() / 2;
-    return s.size() % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
-  }
-};
 
 struct Row {
   Times copy, shm, redist, gemr2d, costa;
@@ -117,14 +75,6 @@ double procs_running() {
     std::fclose(f);
   }
   return n;
-}
-
-template <class F>
-double timed(MPI_Comm comm, F&& f) {
-  MPI_Barrier(comm);
-  const double t0 = MPI_Wtime();
-  f();
-  return max_over(comm, MPI_Wtime() - t0);
 }
 
 int all_equal(MPI_Comm comm, const std::vector<double>& x, const std::vector<double>& y) {
@@ -193,6 +143,50 @@ nlohmann::json report_row(const std::string& change, double mib, std::int64_t n,
 }
 
 }  // namespace
+
+namespace redist::bench::bound {
+
+Change parse_change(const std::string& t) {
+  Change c;
+  c.text = t;
+  const auto colon = t.find(':');
+  auto side = [&](const std::string& s, int& nb, redist::calib::Grid& g) {
+    const auto at = s.find('@');
+    if (at == std::string::npos) throw std::runtime_error("--changes " + t + ": expected NB@RxC:NB@RxC");
+    nb = std::stoi(s.substr(0, at));
+    g = redist::calib::parse_grid(s.substr(at + 1));
+    if (nb < 1) throw std::runtime_error("--changes " + t + ": block size < 1");
+  };
+  if (colon == std::string::npos) throw std::runtime_error("--changes " + t + ": expected NB@RxC:NB@RxC");
+  side(t.substr(0, colon), c.nba, c.ga);
+  side(t.substr(colon + 1), c.nbb, c.gb);
+  return c;
+}
+
+double load_average() {
+  double l = -1;
+  if (FILE* f = std::fopen("/proc/loadavg", "r")) {
+    if (std::fscanf(f, "%lf", &l) != 1) l = -1;
+    std::fclose(f);
+  }
+  return l;
+}
+
+void kept_moved(const Layout& a, const Layout& b, int P, std::vector<double>& kept, std::vector<double>& moved) {
+  const auto stats = redist::plan_stats(a, b, P);
+  kept.assign(static_cast<std::size_t>(P), 0.0);
+  moved.assign(static_cast<std::size_t>(P), 0.0);
+  for (int r = 0; r < P; ++r) {
+    int pr = 0, pc = 0;
+    const auto u = static_cast<std::size_t>(r);
+    if (b.coords_of(r, pr, pc))
+      kept[u] = (static_cast<double>(b.local_rows(pr) * b.local_cols(pc)) - static_cast<double>(stats.recv_by_rank[u])) *
+                sizeof(double);
+    moved[u] = static_cast<double>(std::max(stats.recv_by_rank[u], stats.sent_by_rank[u])) * sizeof(double);
+  }
+}
+
+}  // namespace redist::bench::bound
 
 namespace redist::bench {
 
@@ -265,16 +259,8 @@ int case_bound(int me, int P, int argc, char** argv) {
       const Layout b = Layout::block_cyclic(n, n, c.nbb, c.nbb, c.gb.r, c.gb.c);
       calib::Local A = calib::allocate(a, me, true), B = calib::allocate(b, me, false), R = B, K;
       if (costa) K = B;
-      const auto stats = redist::plan_stats(a, b, P);
-      std::vector<double> kept(static_cast<std::size_t>(P)), moved(static_cast<std::size_t>(P));
-      for (int r = 0; r < P; ++r) {
-        int pr = 0, pc = 0;
-        b.coords_of(r, pr, pc);
-        const auto u = static_cast<std::size_t>(r);
-        const double local = static_cast<double>(b.local_rows(pr) * b.local_cols(pc));
-        kept[u] = (local - static_cast<double>(stats.recv_by_rank[u])) * sizeof(double);
-        moved[u] = static_cast<double>(std::max(stats.recv_by_rank[u], stats.sent_by_rank[u])) * sizeof(double);
-      }
+      std::vector<double> kept, moved;
+      bound::kept_moved(a, b, P, kept, moved);
       // The probes' bytes: the smallest local matrix of any rank (A and B differ by a few
       // elements, the ranks by a block); the same on every rank, so the pairs' messages match.
       unsigned long long probe_elems = std::min(A.data.size(), B.data.size());

@@ -34,6 +34,8 @@ constexpr malleable_internal::BenchCase kCases[] = {
     {"cma", case_cma, "process_vm_readv vs memcpy vs pack + unpack (no MPI)"},
     {"bound", with_mpi<case_bound>,
      "redist, PDGEMR2D and COSTA as fractions of the copy/shared-memory bound measured in the same run"},
+    {"mapped", with_mpi<case_mapped>,
+     "the routes within a node (window, kernel single copy, mapped arrays) against the single-copy bound"},
 };
 
 }  // namespace

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// malleable-redist-bench mapped: the routes between ranks of one node against the
+// single-copy bound, interleaved in one run (scripts/bench/redist.sh mapped-bound runs it):
+//   window       A in ordinary memory, the node window (pack into the sender's segment,
+//                unpack by the receiver: two copies), SingleCopy::Off;
+//   single-copy  A in ordinary memory, every transfer read by the kernel (SingleCopy::On);
+//   mapped       A in a mapped array (redist_alloc): the receiver copies straight out of it
+//                (Route::MappedRead: one copy in user space), SingleCopy::Off; the receiver
+//                maps the sender's array in each call (its pages as it reads them);
+//   mapped-kept  the same with ExecOptions::mapped_keep: the mappings kept from call to call.
+// Each repetition runs a copy probe (every rank memcpy's its local matrix, all at once; the
+// copy rate is the best repetition's) and then the four routes, in that order. The
+// single-copy bound of a change is max over ranks of (kept_r + moved_r) / copy rate (no
+// redistribution between distinct arrays can beat it; malleable/redist/bound.hpp); the
+// fraction of a route is bound / its time (best, and median of the repetitions). The first
+// call of each route (not counted) is printed apart: fresh arrays, so it includes what a
+// route sets up (the window's segment and its mapping, a mapped array's mapping). Every
+// route's B is compared bit for bit with the window's, and the window's with the values
+// every element must have. One line per change and size; the load average before each.
+//   mpiexec -n 2 malleable-redist-bench mapped --mib 64,256 --reps 5 --out TABLE.md
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "malleable/redist/bound.hpp"
+#include "malleable/redist/mapped.hpp"
+#include "malleable/redist/redistribute.hpp"
+
+#include "bench_cli.hpp"
+#include "bound_bench.hpp"
+#include "local_part.hpp"
+
+namespace {
+
+using redist::bench::bound::Change;
+using redist::bench::bound::Times;
+using redist::bench::bound::timed;
+
+constexpr int kRoutes = 4;  // window, single-copy, mapped, mapped-kept
+
+double value(std::int64_t i, std::int64_t j) { return static_cast<double>(i) * 1e-3 + static_cast<double>(j) * 7.0; }
+
+struct Row {
+  std::string change;
+  int mib = 0;
+  std::int64_t n = 0;
+  double kept_mib = 0, moved_mib = 0, copy_gbs = 0, bound_s = 0, load_before = 0, load_after = 0;
+  Times t[kRoutes];
+  double first[kRoutes] = {0, 0, 0, 0};
+  bool same = true;
+};
+
+// The routes' options, in the table's order.
+void route_options(redist::ExecOptions (&opt)[kRoutes]) {
+  opt[0].single_copy = redist::SingleCopy::Off;
+  opt[1].single_copy = redist::SingleCopy::On;
+  opt[2].single_copy = redist::SingleCopy::Off;
+  opt[3].single_copy = redist::SingleCopy::Off;
+  opt[3].mapped_keep = true;
+}
+
+// The copy probe's and the routes' repetitions (the first, untimed, warms up: maps, faults);
+// returns the probe's times.
+Times repeat(const redist::RedistPlan& plan, const redist::bench::LocalPart& a, const double* mapped,
+             std::vector<redist::bench::LocalPart>& b, int reps, Row& row) {
+  redist::ExecOptions opt[kRoutes];
+  route_options(opt);
+  const double* src[kRoutes] = {a.ptr(), a.ptr(), mapped, mapped};
+  std::vector<double> copy(a.data.size());
+  Times probe;
+  for (int r = 0; r < reps + 1; ++r) {
+    const double tp = timed(MPI_COMM_WORLD, [&] {
+      if (!copy.empty()) std::memcpy(copy.data(), a.data.data(), copy.size() * sizeof(double));
+    });
+    if (r > 0) probe.add(tp);
+    for (int k = 0; k < kRoutes; ++k) {
+      const double s = timed(MPI_COMM_WORLD, [&] {
+        redist::redistribute<double>(MPI_COMM_WORLD, plan, a.in ? src[k] : nullptr, a.ld, b[static_cast<std::size_t>(k)].ptr(),
+                                     b[static_cast<std::size_t>(k)].ld, opt[k]);
+      });
+      if (r > 0)
+        row.t[k].add(s);
+      else
+        row.first[k] = s;
+    }
+  }
+  return probe;
+}
+
+Row run_case(const Change& c, int mib, int reps, int me, int P) {
+  Row row;
+  row.change = c.text;
+  row.mib = mib;
+  row.n = static_cast<std::int64_t>(std::sqrt(static_cast<double>(mib) * 1048576.0 * P / 8.0));
+  const auto la = redist::Layout::block_cyclic(row.n, row.n, c.nba, c.nba, c.ga.r, c.ga.c);
+  const auto lb = redist::Layout::block_cyclic(row.n, row.n, c.nbb, c.nbb, c.gb.r, c.gb.c);
+  const auto plan = redist::make_plan(la, lb, redist::Region{row.n, row.n, 0, 0, 0, 0}, P);
+  const auto a = redist::bench::local_part(la, me, true, value);
+  redist::MappedArray<double> am(std::max<std::size_t>(1, a.data.size()));
+  std::copy(a.data.begin(), a.data.end(), am.data());
+  std::vector<redist::bench::LocalPart> b(kRoutes, redist::bench::sized_part(lb, me, 0.0));
+  row.load_before = redist::bench::bound::load_average();
+  const Times probe = repeat(plan, a, am.data(), b, reps, row);
+  row.load_after = redist::bench::bound::load_average();
+  int ok = redist::bench::wrong_elements(lb, me, b[0], value) == 0 && b[1].data == b[0].data && b[2].data == b[0].data &&
+           b[3].data == b[0].data;
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  row.same = ok == 1;
+  std::vector<double> kept, moved;
+  redist::bench::bound::kept_moved(la, lb, P, kept, moved);
+  double bytes = static_cast<double>(a.data.size() * sizeof(double));
+  MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  const double copy_Bps = bytes / probe.best();
+  row.kept_mib = *std::max_element(kept.begin(), kept.end()) / 1048576.0;
+  row.moved_mib = *std::max_element(moved.begin(), moved.end()) / 1048576.0;
+  row.copy_gbs = copy_Bps / 1e9;
+  row.bound_s = redist::bound_seconds(kept, moved, redist::BoundRates{copy_Bps, copy_Bps});
+  return row;
+}
+
+void print(FILE* f, const Row& r) {
+  std::fprintf(f, "| `%s` | %d | %lld | %.2f | %.2f | %.2f | %.5f |", r.change.c_str(), r.mib, static_cast<long long>(r.n),
+               r.kept_mib, r.moved_mib, r.copy_gbs, r.bound_s);
+  for (const Times& t : r.t)
+    std::fprintf(f, " %.5f | %.5f | %.2f | %.2f |", t.best(), t.median(), r.bound_s / t.best(), r.bound_s / t.median());
+  for (const double x : r.first) std::fprintf(f, " %.5f |", x);
+  std::fprintf(f, " %s | %.2f-%.2f |\n", r.same ? "yes" : "NO", r.load_before, r.load_after);
+}
+
+const char* const kHead =
+    "| change | MiB/rank | N | kept MiB | moved MiB | copy GB/s | single-copy bound s | window best s | window median s "
+    "| window / bound best | window / bound median | single-copy best s | single-copy median s | single-copy / bound best "
+    "| single-copy / bound median | mapped best s | mapped median s | mapped / bound best | mapped / bound median "
+    "| mapped-kept best s | mapped-kept median s | mapped-kept / bound best | mapped-kept / bound median "
+    "| window first s | single-copy first s | mapped first s | mapped-kept first s | identical | load1 |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+
+// The changes parsed; every grid at most the job's P ranks.
+std::vector<Change> parse_changes(const std::vector<std::string>& texts, int P) {
+  std::vector<Change> out;
+  for (const auto& t : texts) {
+    out.push_back(redist::bench::bound::parse_change(t));
+    if (out.back().ga.size() > P || out.back().gb.size() > P)
+      throw std::runtime_error("--changes " + t + ": a grid of more than the job's " + std::to_string(P) + " ranks");
+  }
+  return out;
+}
+
+}  // namespace
+
+namespace redist::bench {
+
+int case_mapped(int me, int P, int argc, char** argv) {
+  CLI::App app{"the routes within a node (window, kernel single copy, mapped arrays) against the single-copy bound"};
+  std::vector<int> mibs{64, 256};
+  std::vector<std::string> texts{"64@1x2:64@2x1", "64@1x2:100@1x2", "64@2x1:100@1x2"};
+  int reps = 5;
+  std::string out;
+  app.add_option("--mib", mibs, "MiB per rank of the matrix (sizes swept)")->delimiter(',')->check(CLI::Range(1, 65536));
+  app.add_option("--changes", texts, "grid changes NB@RxC:NB@RxC (square blocks), grids of at most the job's ranks")
+      ->delimiter(',');
+  app.add_option("--reps", reps, "repetitions after an uncounted first call, the routes interleaved")->check(CLI::Range(1, 1000));
+  app.add_option("--out", out, "also write the table to this file (rank 0)");
+  if (auto rc = redist::calib::parse_or_exit(app, argc, argv, me)) return *rc;
+  std::vector<Change> changes;
+  try {
+    changes = parse_changes(texts, P);
+  } catch (const std::exception& e) {
+    if (me == 0) std::fprintf(stderr, "malleable-redist-bench mapped: %s\n", e.what());
+    MPI_Finalize();
+    return 2;
+  }
+  FILE* f = me == 0 && !out.empty() ? std::fopen(out.c_str(), "w") : nullptr;
+  if (me == 0) std::fputs(kHead, stdout);
+  if (f) std::fputs(kHead, f);
+  int bad = 0;
+  for (const int mib : mibs)
+    for (const Change& c : changes) {
+      const Row r = run_case(c, mib, reps, me, P);
+      bad += r.same ? 0 : 1;
+      if (me == 0) print(stdout, r), std::fflush(stdout);
+      if (f) print(f, r), std::fflush(f);
+    }
+  if (f) std::fclose(f);
+  MPI_Finalize();
+  return bad == 0 ? 0 : 1;
+}
+
+}  // namespace redist::bench
