@@ -13,6 +13,9 @@ cite) stay beside it unpacked.
                                  (docs/data/SUB/x/y.json reads member x/y.json)
     data_archive.py extract FOLDER DEST   copy a folder inside a packed study (its members,
                                  loose files over them) to DEST, for a script that reads it
+    data_archive.py retire DIR FOLDER...   drop the packed folders FOLDER (members FOLDER/...)
+                                 from DIR's archive, which git history keeps: the docs that
+                                 cited them name the commit that still has them
     data_archive.py study PATH   the packed study PATH lies in (a folder with an archive or
                                  named in STUDIES), or nothing: a script that works on a
                                  study's raw runs unpacks it first and packs it at its end
@@ -268,6 +271,17 @@ def pack(d):
                 loose.append(p)
     if not loose and os.path.isfile(a):
         return len(content), 0
+    _write(a, content)
+    for p in loose:
+        os.remove(p)
+    for base, dirs, files in os.walk(d, topdown=False):  # children before their parents
+        if base != d and not os.listdir(base):
+            os.rmdir(base)
+    return len(content), len(loose)
+
+
+def _write(a, content):
+    """The archive a holding `content` (name -> bytes), deterministic: sorted, mode 0644, mtime 0."""
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:xz", preset=9) as t:
         for name in sorted(content):
@@ -277,12 +291,30 @@ def pack(d):
     with open(a + ".tmp", "wb") as f:
         f.write(buf.getvalue())
     os.replace(a + ".tmp", a)
-    for p in loose:
-        os.remove(p)
-    for base, dirs, files in os.walk(d, topdown=False):  # children before their parents
-        if base != d and not os.listdir(base):
-            os.rmdir(base)
-    return len(content), len(loose)
+
+
+def retire(d, folders):
+    """Drop the members under each of `folders` from d's archive; returns how many. A folder
+    the archive does not hold, or one also lying loose in d, is refused (nothing written)."""
+    a = os.path.join(d, ARCHIVE)
+    if not os.path.isfile(a):
+        sys.exit(f"data_archive: {a}: no archive")
+    content = dict(members(a))
+    gone = 0
+    for f in folders:
+        top = f.strip("/")
+        if not top or ".." in top.split("/"):
+            sys.exit(f"data_archive: {f}: not a folder of the archive")
+        if os.path.exists(os.path.join(d, top)):
+            sys.exit(f"data_archive: {os.path.join(d, top)} lies loose: pack it first")
+        names = [n for n in content if n.startswith(top + "/")]
+        if not names:
+            sys.exit(f"data_archive: {a} holds no {top}/")
+        gone += len(names)
+        for n in names:
+            del content[n]
+    _write(a, content)
+    return gone
 
 
 def unpack(d):
@@ -305,6 +337,9 @@ def main(argv):
             sys.exit(f"data_archive: {argv[2]}: no such folder, on the disk or in its study's {ARCHIVE}")
         with readable(argv[2]) as src:
             shutil.copytree(src, argv[3], dirs_exist_ok=True)
+        return
+    if len(argv) >= 4 and argv[1] == "retire":
+        print(f"data_archive: {os.path.join(argv[2], ARCHIVE)}: {retire(argv[2], argv[3:])} members retired")
         return
     if len(argv) != 3 or argv[1] not in ("pack", "unpack", "list", "cat", "study"):
         sys.exit(__doc__)

@@ -90,6 +90,22 @@ class DataArchive(unittest.TestCase):
                          ["pdgemm_4000_node/resize.1.json", "pdgemm_4000_node/resize.2.json"])
         self.assertFalse(os.path.exists(os.path.join(d, "pdgemm_4000_node")))
 
+    def test_retire_drops_a_folder_the_history_keeps(self):
+        d = os.path.join(self.tmp.name, "docs", "data", "resize_phases")
+        for f in ("old_run", "new_run"):
+            write(os.path.join(d, f, "resize.1.json"), "{}")
+        da.pack(d)
+        self.assertEqual(da.retire(d, ["old_run/"]), 1)
+        self.assertEqual(sorted(da.members(os.path.join(d, da.ARCHIVE))), ["new_run/resize.1.json"])
+        before = open(os.path.join(d, da.ARCHIVE), "rb").read()
+        for bad in (["old_run"], ["../x"], [""]):  # gone already, outside, empty: refused, nothing written
+            with self.assertRaises(SystemExit):
+                da.retire(d, bad)
+        write(os.path.join(d, "new_run", "resize.2.json"), "{}")  # loose beside its packed copy
+        with self.assertRaises(SystemExit):
+            da.retire(d, ["new_run"])
+        self.assertEqual(open(os.path.join(d, da.ARCHIVE), "rb").read(), before)
+
     def test_path_patterns(self):
         # a pattern with "/" matches the whole path (the workload arms' per-seed metrics and
         # their rigid run's and trace report's JSON); the arms' summaries stay loose
