@@ -23,6 +23,7 @@ import compare  # noqa: E402
 import cluster_report  # noqa: E402
 import limit_extensions  # noqa: E402
 import slice_scan  # noqa: E402
+import slice_table  # noqa: E402
 import measured_runtimes  # noqa: E402
 import replay_gap  # noqa: E402
 import run_flags  # noqa: E402
@@ -386,6 +387,18 @@ class SimSide(unittest.TestCase):
                 with open(os.path.join(d, "meta.json"), "w") as f:
                     json.dump({"start": "recipe", "policy": arm, "limits": "log", "range_start": "slurm"}, f)
                 self.assertIn("--range-start slurm", " ".join(run_flags.flags(d)))
+
+
+class SliceTable(unittest.TestCase):
+    def test_decisions_name_the_most_frequent_rules_and_count_the_rest(self):
+        import collections
+        dec = collections.Counter({f"r{i}": 20 - i for i in range(10)})
+        text = slice_table.decision_text(dec)
+        self.assertTrue(text.startswith("r0 20, r1 19"), text)
+        self.assertEqual(text.count(","), slice_table.MOST_RULES)
+        self.assertIn(f"{sum(20 - i for i in range(slice_table.MOST_RULES, 10))} other", text)
+        self.assertEqual(slice_table.decision_text(collections.Counter({"bid": 2})), "bid 2")
+        self.assertEqual(slice_table.decision_text(collections.Counter()), "-")
 
 
 class JobcompRecovery(unittest.TestCase):

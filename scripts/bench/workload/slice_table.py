@@ -51,6 +51,17 @@ def sim_turnaround(d):
     return None
 
 
+MOST_RULES = 6  # decision rules named per row
+
+
+def decision_text(dec):
+    """The most frequent rules of a Counter, the rest counted (a row stays under the docs'
+    400 characters): "cannot-give 12, bid 3, 4 other"; "-" for none."""
+    top = dec.most_common(MOST_RULES)
+    rest = sum(dec.values()) - sum(v for _, v in top)
+    return ", ".join(f"{k} {v}" for k, v in top) + (f", {rest} other" if rest else "") or "-"
+
+
 def decisions(d):
     """The arbiter journal's recent decisions, counted by rule."""
     path = os.path.join(d, "arbiter", "state", "journal")
@@ -108,7 +119,7 @@ def arm_rows(r):
         sims = [x["sim"] for x in rs if x["sim"] is not None]
         errs = [x["sim"] / x["m"]["mean_turnaround_s"] - 1 for x in rs if x["sim"] is not None]
         dec = sum((x["dec"] for x in rs), collections.Counter())
-        dec_text = ", ".join(f"{k} {v}" for k, v in dec.most_common()) or "-"
+        dec_text = decision_text(dec)
         part = [spread([x["m"][k] for x in rs if x["m"].get(k) is not None])
                 for k in ("mean_turnaround_malleable_s", "mean_turnaround_rigid_s")]
         yield (f"| {arm} | {' '.join(sorted(r[arm]))} | {spread(ta)} | {part[0]} | {part[1]} | "
