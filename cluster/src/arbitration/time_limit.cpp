@@ -116,8 +116,11 @@ std::optional<LimitRaise> raise_for_give_back(const LimitBook& book, double limi
   r.by_s = e.by_s;
   r.cut_s = e.cut_s;
   r.old_min = std::lround(limit_s / 60);
-  r.new_min = static_cast<long>(std::floor((limit_s + e.by_s) / 60 + 1e-9));
-  if (r.new_min <= r.old_min) return std::nullopt;
+  // Slurm's whole minutes rounded up within the cap, as at a start: floored, every raise of
+  // under a minute was lost, and a job giving back one node at a time was never raised
+  const long cap_min = static_cast<long>(std::floor((r.cap_s - book.start_s) / 60 + 1e-9));
+  r.new_min = std::min(static_cast<long>(std::ceil((limit_s + e.by_s) / 60 - 1e-9)), cap_min);
+  if (!(e.by_s > 0) || r.new_min <= r.old_min) return std::nullopt;
   char buf[320];
   std::snprintf(buf, sizeof buf,
                 "a give-back to %d node(s): %.0f s of its limit left, scaled by %.3f (%s), plus a %.0f-s resize: +%.0f s%s "
