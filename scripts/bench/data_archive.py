@@ -55,23 +55,23 @@ STUDIES = {
     "device16": ["raw/", "ab/", "ucx/"],
     # the emulated runs, one folder per command (share_<s>/ with jobs/, shared/log/, Slurm's
     # files); summary.csv, costs_emulated.json, seeds/, sim/, trace/ stay unpacked
-    # and the simulated arms' per-seed metrics (workload_arms.sh: arms/NAME/<arm>_<share>_s<seed>.json;
+    # and the simulated arms' per-seed metrics (workload.sh arms: arms/NAME/<arm>_<share>_s<seed>.json;
     # arms.md, runs.tsv, replay.json and rigid.json stay unpacked; limit_extensions.py reads
     # the folder after `data_archive.py extract docs/data/workload/arms/NAME DEST`)
     "workload": ["emulated*/", "arms/*/*_s[0-9]*.json", "arms/*/rigid.json", "arms/*/replay.json"],
     # the endurance runs' reports (session_endurance.py --json) and the heap-trim runs' logs;
     # the summaries (run_*.txt, heap_trim_ab*.txt, rank0_*) stay unpacked
     "endurance": ["*.json", "heap_trim_100_*.txt"],
-    # cost_model_error.sh's runs (every case's times, the fits); cases*.csv, runs*.csv stay
+    # redist.sh cost-model-error's runs (every case's times, the fits); cases*.csv, runs*.csv stay
     "cost_model": ["run*.json", "cost_model_run*.json", "run*.log"],
-    # spawn_hang.sh's rows, also of its runs in subfolders (it unpacks the study to append
+    # spawn.sh hang's rows, also of its runs in subfolders (it unpacks the study to append
     # and packs it at its end) and its logs;
     # summary.csv, summary.md, walks_needed.txt, cause_test.txt stay
     "spawn_hang": ["spawns.csv", "*/spawns.csv", "run.log", "suite_walks_ctest.log"],
-    # the emulated cluster's redistributions (cluster_bench.sh) and the Slurm scenario's two
-    # runs (slurm_bench.sh); their reports read them through unpacked()
+    # the emulated cluster's redistributions (slurm.sh cluster) and the Slurm scenario's two
+    # runs (slurm.sh slurm); their reports read them through unpacked()
     "cluster": ["redist_*.json"],
-    # checkpoint_bench.sh's overhead runs (checkpoint_report.py reads them through unpacked())
+    # levels.sh checkpoint's overhead runs (levels_report.py checkpoint reads them through unpacked())
     "checkpoint": ["overhead_*.json", "overhead_*.log"],
     "slurm": ["malleable/", "rigid/"],
     # one real-trace slice's arms (slice_arms.sh): the runs of a slice, seed by seed; the

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash disable=SC2154  # here, build and out: set by the sourcing script
-# Sourced by the simulated workload studies (workload_seeds.sh, workload_settings.sh): their
+# Sourced by the simulated workload studies (workload.sh seeds, workload.sh settings): their
 # options, their set-up, and the emulated runner's compression of a generated workload.
 # The sourcing script sets `here` (the checkout) and the defaults of its options first.
 

@@ -3,7 +3,7 @@
 """Ground truth for the simulator: a rigid job stream run on the emulated cluster's real
 Slurm (accounting on), its sacct log, and that log replayed by malleable-clustersim with the
 rules read from the same Slurm's configuration, nothing fitted to the waits
-(scripts/bench/workload_ground_truth.sh runs the three steps).
+(scripts/bench/workload.sh ground-truth runs the three steps).
 
     ground_truth.py submit --workload run.json --load 1.3 --out DIR --src SRC [--deadline S]
     ground_truth.py replay --sim BIN --out DIR [--nodes 16]

@@ -11,7 +11,7 @@ setting over rigid.
               [--jobs N] [--sched-interval S] [--extra OPTS]
               [--window FIRST COUNT] [--out DIR]
 
-The runs' settings are workload_arms.sh's (the same --costs, passes every 60 s, the policy
+The runs' settings are workload.sh arms's (the same --costs, passes every 60 s, the policy
 asked every 60 simulated seconds, time limits kept, malleable jobs on [ceil(n/2), n]
 growing to 2n), with --give-gain-share G (a give-back for a waiting job only when the
 giver loses at most G of its rest of run; 0: always) and --min-growth-efficiency E (a
@@ -57,7 +57,7 @@ def main(argv=None):
     p.add_argument("--gains", nargs="+", type=float, default=[0, 0.25, 0.5, 1, 2])
     p.add_argument("--efficiencies", nargs="+", type=float, default=[0, 0.5, 0.75])
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--sched-interval", default="60", help="the scheduler's passes, s (workload_arms.sh's 60)")
+    p.add_argument("--sched-interval", default="60", help="the scheduler's passes, s (workload.sh arms's 60)")
     p.add_argument("--extra", default="", help="more simulator options for every run (the trace's own rules, e.g. "
                    "'--outages infer')")
     p.add_argument("--window", nargs=2, type=int, default=[0, 0], metavar=("FIRST", "COUNT"),

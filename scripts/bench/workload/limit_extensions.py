@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The time limit that follows the size (malleable-clustersim --limit-follows-size), per arm
-of workload_arms.sh's output folders: over the seeds, the range of the limits extended a run,
+of workload.sh arms's output folders: over the seeds, the range of the limits extended a run,
 of the mean extension (seconds an extension), of the extensions the cap cut, and of the share
 of the would-be extended seconds the cap cut (a job that grew and gave back), and the jobs
 ended at their limit (docs/measurements/workload.md, "The policy that earns more").

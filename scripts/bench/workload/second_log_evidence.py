@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""The evidence lines of workload_second_log.sh, each computed from the log given (its SWF
+"""The evidence lines of workload.sh second-log, each computed from the log given (its SWF
 text: the log itself, or a sacct log through sacct_swf.py), none from another log:
 
     second_log_evidence.py passes LOG.swf --machine N [--cores-per-node C]
@@ -14,7 +14,7 @@ text: the log itself, or a sacct log through sacct_swf.py), none from another lo
     second_log_evidence.py scheduler LOG.swf
         one line: the header's notes that name a scheduler, else "-"
 
-The lines hold no '|' (workload_second_log.sh's separator) and only this script's words,
+The lines hold no '|' (workload.sh second-log's separator) and only this script's words,
 numbers and the header's note text reduced to letters, digits and plain punctuation."""
 import argparse
 import csv

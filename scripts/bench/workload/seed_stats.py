@@ -7,9 +7,9 @@ over the seeds with a 95% confidence interval (Student's t, n - 1 degrees of fre
 An interval that holds 1.0 is reported as "no difference".
 
     seed_stats.py report RUNS.tsv [--out FILE.md]
-    seed_stats.py sensitivity RUNS.tsv [--out FILE.tsv]   (workload_sensitivity.sh's runs)
+    seed_stats.py sensitivity RUNS.tsv [--out FILE.tsv]   (workload.sh sensitivity's runs)
 
-RUNS.tsv (scripts/bench/workload_arms.sh writes it): one row per run with the columns
+RUNS.tsv (scripts/bench/workload.sh arms writes it): one row per run with the columns
 trace, share, arm, seed, mean_turnaround_s, mean_wait_s, median_wait_s, makespan_s,
 killed, killed_malleable, time_limit_refusals, starts_narrowed, resizes_per_job. The arm
 "rigid" is one run per trace (no job malleable: the seed changes nothing), compared with

@@ -5,7 +5,7 @@ between the markers <!-- sim-table --> and <!-- /sim-table --> of docs/data/work
 workload page's history, which holds the section "Simulated at 1,000 and 10,000 nodes"), and
 plots mean turnaround and makespan against the malleable share at each scale (gnuplot).
 The latest row of each (nodes, malleable_share) counts; ratios are against the rigid row
-of the same run of scripts/bench/workload_sim.sh (same seed and workload).
+of the same run of scripts/bench/workload.sh sim (same seed and workload).
 
     sim_report.py --csv docs/data/workload/summary.csv --doc docs/data/workload/notes/history.md \\
                   --plot docs/img/workload_sim.png [--variants docs/data/workload/sim/variants.tsv]

@@ -19,7 +19,7 @@ that seed ran), per seed (mean turnaround, rigid's single run against each seed'
 better" (the other arm's turnaround over the resizing arm's), and the simulator's same
 ratio (its best moldable arm among the same ones).
 
-The arms by the simulator's names (scripts/bench/workload_arms.sh): the emulated moldable
+The arms by the simulator's names (scripts/bench/workload.sh arms): the emulated moldable
 arm is its moldable_requested ([min, size]), moldable_max its moldable ([min, max]),
 moldable_efficient the same; growth and giveback the same."""
 import collections

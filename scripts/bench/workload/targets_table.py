@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The "Targets at a glance" rows of docs/measurements/workload.md from the arms' runs
-(workload_arms.sh's runs.tsv, one per trace): per trace, 50% malleable over the best
+(workload.sh arms's runs.tsv, one per trace): per trace, 50% malleable over the best
 moldable arm and 100% malleable over rigid (mean over the seeds, 95% interval, verdict,
 met or missed against the target), the malleable jobs killed at their limits, and the
 levers (growth only, give-back only, both) over the best moldable arm at 50%.
