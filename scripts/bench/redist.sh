@@ -6,8 +6,21 @@
 # Each case below runs as the script it was (its notes above its function, its arguments
 # and environment unchanged); the libraries (#@lib) are what the cases sourced.
 
-_help() {  # <case>: the notes above the case's function
-  awk -v c="$1" '$1 == "#@case" { on = ($2 == c); next } on && /^#/ { print; next } on { exit }' "${BASH_SOURCE[0]}"
+# the dispatcher, _help and _cases (scripts/bench/dispatch.sh); sourced by another, its own stays
+[[ -n ${bench_script:-} && ${BASH_SOURCE[0]} != "$0" ]] || bench_script=${BASH_SOURCE[0]}
+source "$(dirname "${BASH_SOURCE[0]}")/dispatch.sh"
+
+# costa_env: native=(--costa-native SO) where a COSTA build is named ($costa; built against
+# $build, $here), else empty; and the environment of ranks that share the cores.
+costa_env() {
+  lib_costa_native
+  native=()
+  if [[ -n $costa ]]; then
+    so=$(costa_native "$costa" "$build" "$here") || exit 2
+    native=(--costa-native "$so")
+  fi
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+         OMPI_MCA_mpi_yield_when_idle=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 }
 
 #@case shapes
@@ -325,14 +338,7 @@ while [[ $# -gt 0 ]]; do
 done
 probe=$build/redist/malleable-redist-bench
 [[ -x $probe ]] || { echo "redist.sh cpu-probe: $probe missing (cmake --build $build --target malleable_redist_bench)" >&2; exit 2; }
-lib_costa_native
-native=()
-if [[ -n $costa ]]; then
-  so=$(costa_native "$costa" "$build" "$here") || exit 2
-  native=(--costa-native "$so")
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-       OMPI_MCA_mpi_yield_when_idle=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+costa_env
 mkdir -p "$(dirname "$out")"
 {
   echo "# scripts/bench/redist.sh cpu-probe on $(hostname), $(env -u OMP_NUM_THREADS nproc) cpus, $(date -u +%FT%TZ), source $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown), reps $reps"
@@ -462,14 +468,7 @@ while [[ $# -gt 0 ]]; do
 done
 bench=$build/redist/malleable-redist-bench
 [[ -x $bench ]] || { echo "redist.sh single-copy: build first (scripts/setup.sh)" >&2; exit 2; }
-lib_costa_native
-native=()
-if [[ -n $costa ]]; then
-  so=$(costa_native "$costa" "$build" "$here") || exit 2
-  native=(--costa-native "$so")
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-       OMPI_MCA_mpi_yield_when_idle=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+costa_env
 mkdir -p "$(dirname "$out")"
 {
   echo "# scripts/bench/redist.sh single-copy on $(hostname), $(env -u OMP_NUM_THREADS nproc) cpus, $(date -u +%FT%TZ), source $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)"
@@ -1443,23 +1442,5 @@ costa_native() {
 }
 }
 
-_cases() {  # the cases, each with the first line of its notes
-  awk '$1 == "#@case" { c = $2; getline; sub(/^# ?/, ""); printf "  %-22s %s\n", c, $0 }' "${BASH_SOURCE[0]}"
-}
-
-_main() {
-  local case=${1:-}
-  case $case in
-    -h | --help) echo "usage: $0 <case> [arguments]   (<case> --help: its notes)"; _cases; return 0 ;;
-    '') echo "usage: $0 <case> [arguments]; cases:" >&2; _cases >&2; return 2 ;;
-  esac
-  if ! declare -F "case_${case//-/_}" >/dev/null || [[ $case == *_* ]]; then
-    echo "$0: no case '$case' (cases: shapes ab costa-ab cpu-probe types-dropin single-copy between-jobs cost-model-error plan-scale scale-sim bound mapped-bound start-split)" >&2; return 2
-  fi
-  shift
-  if [[ ${1:-} == -h || ${1:-} == --help ]]; then _help "$case"; return 0; fi
-  "case_${case//-/_}" "$@"
-}
-
 # Run, the case named; sourced (device16.sh respawn sources redist.sh for costa_native), the functions only.
-if [[ ${BASH_SOURCE[0]} == "$0" ]]; then _main "$@"; fi
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then bench_main "$0" "$@"; fi

@@ -6,8 +6,19 @@
 # Each case below runs as the script it was (its notes above its function, its arguments
 # and environment unchanged); the libraries (#@lib) are what the cases sourced.
 
-_help() {  # <case>: the notes above the case's function
-  awk -v c="$1" '$1 == "#@case" { on = ($2 == c); next } on && /^#/ { print; next } on { exit }' "${BASH_SOURCE[0]}"
+# the dispatcher, _help and _cases (scripts/bench/dispatch.sh); sourced by another, its own stays
+[[ -n ${bench_script:-} && ${BASH_SOURCE[0]} != "$0" ]] || bench_script=${BASH_SOURCE[0]}
+source "$(dirname "${BASH_SOURCE[0]}")/dispatch.sh"
+
+# ab_builds CASE BUILD...: each build has apps/pdgemm_resizable (else a clear error and exit
+# 2), and the environment the paired runs share.
+ab_builds() {
+  local c=$1 b
+  shift
+  for b in "$@"; do
+    [[ -x $b/apps/pdgemm_resizable ]] || { echo "resize.sh $c: $b/apps/pdgemm_resizable missing" >&2; exit 2; }
+  done
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1
 }
 
 #@case phases
@@ -245,10 +256,7 @@ while (($#)); do
     *) echo "resize.sh ab: unknown option $1" >&2; exit 2 ;;
   esac
 done
-for b in "$old" "$new"; do
-  [[ -x $b/apps/pdgemm_resizable ]] || { echo "resize.sh ab: $b/apps/pdgemm_resizable missing" >&2; exit 2; }
-done
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1
+ab_builds ab "$old" "$new"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 echo "# $(date -u +%FT%TZ), $(nproc) cpus, load before $(cut -d' ' -f1-3 /proc/loadavg); rounds $runs, N $n, nb $nb"
@@ -334,10 +342,7 @@ while (($#)); do
     *) echo "resize.sh move-ab: unknown option $1" >&2; exit 2 ;;
   esac
 done
-for b in "$old" "$new"; do
-  [[ -x $b/apps/pdgemm_resizable ]] || { echo "resize.sh move-ab: $b/apps/pdgemm_resizable missing" >&2; exit 2; }
-done
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1
+ab_builds move-ab "$old" "$new"
 echo "# $(date -u +%FT%TZ), $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg); rounds $rounds, n $n; old $old, new $new"
 echo "round | build | expand redistribution ms | shrink redistribution ms"
 run() {  # build -> "expand_ms shrink_ms"
@@ -1312,23 +1317,5 @@ raw_spawn_cluster() {  # <pool|add-host> <program> <reps> <timeout seconds>
 }
 }
 
-_cases() {  # the cases, each with the first line of its notes
-  awk '$1 == "#@case" { c = $2; getline; sub(/^# ?/, ""); printf "  %-22s %s\n", c, $0 }' "${BASH_SOURCE[0]}"
-}
-
-_main() {
-  local case=${1:-}
-  case $case in
-    -h | --help) echo "usage: $0 <case> [arguments]   (<case> --help: its notes)"; _cases; return 0 ;;
-    '') echo "usage: $0 <case> [arguments]; cases:" >&2; _cases >&2; return 2 ;;
-  esac
-  if ! declare -F "case_${case//-/_}" >/dev/null || [[ $case == *_* ]]; then
-    echo "$0: no case '$case' (cases: phases ab move-ab prefault-ab by-restart respawn merge-yield move-budget move-vs-redistribute first-touch first-call generation-check background spawn-addhost)" >&2; return 2
-  fi
-  shift
-  if [[ ${1:-} == -h || ${1:-} == --help ]]; then _help "$case"; return 0; fi
-  "case_${case//-/_}" "$@"
-}
-
 # Run, the case named; sourced (device16.sh respawn sources redist.sh for costa_native), the functions only.
-if [[ ${BASH_SOURCE[0]} == "$0" ]]; then _main "$@"; fi
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then bench_main "$0" "$@"; fi

@@ -6,9 +6,9 @@
 # Each case below runs as the script it was (its notes above its function, its arguments
 # and environment unchanged); the libraries (#@lib) are what the cases sourced.
 
-_help() {  # <case>: the notes above the case's function
-  awk -v c="$1" '$1 == "#@case" { on = ($2 == c); next } on && /^#/ { print; next } on { exit }' "${BASH_SOURCE[0]}"
-}
+# the dispatcher, _help and _cases (scripts/bench/dispatch.sh); sourced by another, its own stays
+[[ -n ${bench_script:-} && ${BASH_SOURCE[0]} != "$0" ]] || bench_script=${BASH_SOURCE[0]}
+source "$(dirname "${BASH_SOURCE[0]}")/dispatch.sh"
 
 #@case sim
 # the same workload rigid and 20%, 50%, 100% malleable, simulated at 1,000
@@ -1272,23 +1272,5 @@ for row in sys.argv[3:]:
 PY
 }
 
-_cases() {  # the cases, each with the first line of its notes
-  awk '$1 == "#@case" { c = $2; getline; sub(/^# ?/, ""); printf "  %-22s %s\n", c, $0 }' "${BASH_SOURCE[0]}"
-}
-
-_main() {
-  local case=${1:-}
-  case $case in
-    -h | --help) echo "usage: $0 <case> [arguments]   (<case> --help: its notes)"; _cases; return 0 ;;
-    '') echo "usage: $0 <case> [arguments]; cases:" >&2; _cases >&2; return 2 ;;
-  esac
-  if ! declare -F "case_${case//-/_}" >/dev/null || [[ $case == *_* ]]; then
-    echo "$0: no case '$case' (cases: sim trace arms seeds sensitivity settings replay second-log out-of-sample user-limits ground-truth diagnose)" >&2; return 2
-  fi
-  shift
-  if [[ ${1:-} == -h || ${1:-} == --help ]]; then _help "$case"; return 0; fi
-  "case_${case//-/_}" "$@"
-}
-
 # Run, the case named; sourced (device16.sh respawn sources redist.sh for costa_native), the functions only.
-if [[ ${BASH_SOURCE[0]} == "$0" ]]; then _main "$@"; fi
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then bench_main "$0" "$@"; fi
