@@ -13,7 +13,7 @@
 #      rises from 10 min to the journal's limit-extended line's new_min, which the test
 #      recomputes from Slurm's record (start, limit as submitted, nodes at the start and
 #      after) and the line's figures (the limit left at the view, the model's ratio, the
-#      resize's cost): the rule's amount in whole minutes, not capped.
+#      resize's cost): the rule's amount in whole minutes (rounded up within the cap), not capped.
 #   2. A claim beyond the cap: the test's client asks about C with A's own credential and a
 #      model claiming a 100x slowdown on one node fewer and a 5000-s resize (no driver can be
 #      told to claim that: the client stands for a job whose model lies). A second job waits;
@@ -295,7 +295,8 @@ assert dec["t"] - 2 <= view <= line["t"] + 1, "view at %.1f: not between the dec
 want_by = min(cost + left * (ratio - 1), cap - 600)
 tol = 1.5 + left * 0.0005
 assert abs(by - want_by) <= tol, "by %d s, the rule gives %.1f s" % (by, want_by)
-lo, hi = math.floor((600 + want_by - tol) / 60), math.floor((600 + want_by + tol) / 60)
+# Slurm's whole minutes rounded up within the cap
+lo, hi = (min(math.ceil((600 + want_by + d) / 60), math.floor(cap / 60)) for d in (-tol, tol))
 assert lo <= line["new_min"] <= hi and line["new_min"] > 10, "new %d min, the rule gives %d-%d" % (line["new_min"], lo, hi)
 assert now_min == line["new_min"], "scontrol shows %d min, the line says %d" % (now_min, line["new_min"])
 print("ok: R's TimeLimit 10 -> %d min (scontrol): %d s left at the view, ratio %.3f (%s), %d-s resize: +%.1f s by the rule, "
