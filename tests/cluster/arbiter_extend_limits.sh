@@ -397,7 +397,8 @@ echo "journal: the 2 limit-extended lines (R $jobR 10 -> $newR, C $jobC 10 -> 30
 start_daemon on
 # node1 and node3 free (R and R2 ended there); a filler F holds whatever else is idle now (W's
 # and C's and D's limits may have passed; it may pend on a node given back, which nobody gets)
-others=$("$CLUSTER" exec head sinfo -h -N -t idle -o %N | sort -u | grep -vxE 'node[13]' | paste -sd, -)
+# (grep finding nothing is no error: every idle node may be node1 or node3)
+others=$("$CLUSTER" exec head sinfo -h -N -t idle -o %N | sort -u | { grep -vxE 'node[13]' || true; } | paste -sd, -)
 if [[ -n $others ]]; then
   jobF=$(sub -J limF -N "$(tr , '\n' <<<"$others" | wc -l)" -w "$others" --time=10 -o /dev/null --wrap "sleep 600") || fail "F refused"
   echo "filler F $jobF on $others: $(sq "$jobF" "%T %N %r")"
