@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "malleable_internal/bounded_text.hpp"
+
 namespace blacs_dyn::pmix_link {
 namespace {
 
@@ -23,18 +25,6 @@ std::optional<Endpoint> parse_endpoint(std::string_view s) {
   const auto port = parse_number(s.substr(colon + 1), 16);
   if (!port || *port > 65535) return std::nullopt;
   return Endpoint{std::string(s.substr(0, colon)), static_cast<unsigned>(*port)};
-}
-
-std::vector<std::string_view> fields(std::string_view line) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    const std::size_t b = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
-    if (i > b) out.push_back(line.substr(b, i - b));
-  }
-  return out;
 }
 
 }  // namespace
@@ -71,7 +61,7 @@ std::vector<TcpRow> parse_tcp_table(std::string_view text) {
     const std::string_view line = text.substr(0, eol);
     text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
     // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode ...
-    const auto f = fields(line);
+    const auto f = malleable::text::blank_fields(line);
     if (f.size() < 10 || !f[0].ends_with(':')) continue;
     const auto local = parse_endpoint(f[1]);
     const auto remote = parse_endpoint(f[2]);

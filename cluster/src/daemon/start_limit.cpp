@@ -6,6 +6,7 @@
 
 #include "malleable/cluster/error.hpp"
 #include "malleable/cluster/node_range.hpp"
+#include "malleable_internal/bounded_text.hpp"
 
 namespace cluster::arbiter {
 
@@ -53,16 +54,6 @@ struct Record {
   std::string command, workdir;
 };
 
-std::optional<int> count_of(const std::string& s) {
-  if (s.empty() || s.size() > 6 || s[0] == '0') return std::nullopt;
-  int v = 0;
-  for (const char c : s) {
-    if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + (c - '0');
-  }
-  return v;
-}
-
 std::optional<Record> read_record(const std::string& job, const slurm::Command& c, std::string& why) {
   if (c.status != 0) return why = "scontrol show job failed (status " + std::to_string(c.status) + "): " + said(c), std::nullopt;
   const std::size_t eol = c.out.find('\n');
@@ -83,7 +74,7 @@ std::optional<Record> read_record(const std::string& job, const slurm::Command& 
   }
   if (r.limit_s > 0 && std::fmod(r.limit_s, 60) != 0)  // Slurm keeps a limit in whole minutes
     return why = "its record's TimeLimit=" + slurm::escaped(limit->substr(0, 40)) + " is not whole minutes", std::nullopt;
-  const auto n = count_of(*nodes);
+  const auto n = malleable::text::count_of(*nodes);
   if (!n) return why = "its record's NumNodes=" + slurm::escaped(nodes->substr(0, 40)) + " is no node count", std::nullopt;
   r.nodes = *n;
   r.command = *command;

@@ -4,25 +4,18 @@
 
 #include <cstddef>
 
+#include "malleable_internal/bounded_text.hpp"
+
 namespace cluster::slurm {
 
 namespace {
+
+using malleable::text::count_of;
 
 constexpr std::size_t kMaxScript = 1u << 20;
 constexpr int kMaxLines = 10000;
 constexpr std::size_t kMaxLine = 64u << 10;
 constexpr int kMaxCount = 999999;
-
-// A whole number 1..999999 written with digits alone (no sign, no suffix, no leading 0).
-std::optional<int> count_of(const std::string& s) {
-  if (s.empty() || s.size() > 6 || s[0] == '0') return std::nullopt;
-  int v = 0;
-  for (const char c : s) {
-    if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + (c - '0');
-  }
-  return v;
-}
 
 // A value as a message shows it: at most 40 bytes, anything but printable ASCII as '?'.
 std::string shown(const std::string& v) {
@@ -59,18 +52,6 @@ std::vector<std::string> directive_words(const std::string& rest) {
     }
   }
   if (in_word) out.push_back(w);
-  return out;
-}
-
-std::vector<std::string> blank_words(const std::string& line) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    const std::size_t b = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
-    if (i > b) out.push_back(line.substr(b, i - b));
-  }
   return out;
 }
 
@@ -163,7 +144,8 @@ RangeRead submit_line_node_range(const std::string& line, const std::string& com
                                  bool* command_found) {
   if (command_found) *command_found = false;
   std::string first = line.substr(0, std::min(line.find('\n'), kMaxLine));
-  std::vector<std::string> words = blank_words(first);
+  const auto fields = malleable::text::blank_fields(first);
+  std::vector<std::string> words(fields.begin(), fields.end());
   if (words.empty()) return {};
   words.erase(words.begin());  // sbatch (or salloc, srun)
   std::string stop;
