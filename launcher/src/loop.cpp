@@ -349,16 +349,16 @@ void export_recipe_settings(Run& r) {
   const std::string job = r.env.value("SLURM_JOB_ID");
   if (r.o.job_dir.empty() || !r.slurm || job.empty()) return;
   auto is_set = [&r](const std::string& k) { return r.env.get(k) != nullptr; };
-  std::optional<NodeRange> range;
+  std::optional<cluster::slurm::NodeRange> range;
   std::string from;
   if (!is_set("RESIZE_SLURM_MIN_NODES") || !is_set("RESIZE_SLURM_MAX_NODES")) {
-    const JobRange j = slurm_node_range(job);
-    if (j.read.kind == RangeRead::Kind::Found) {
+    const cluster::slurm::JobRange j = slurm_node_range(job);
+    if (j.read.kind == cluster::slurm::RangeRead::Kind::Found) {
       range = j.read.range;
-      from = " (-N " + range_text(*range) + ", " + j.from + ")";
+      from = " (-N " + cluster::slurm::range_text(*range) + ", " + j.from + ")";
     } else {
       warn("cannot read the node range Slurm job " + job + " asked for (" +
-           (j.read.kind == RangeRead::Kind::Bad ? j.read.why : "no -N in its batch script or command line") +
+           (j.read.kind == cluster::slurm::RangeRead::Kind::Bad ? j.read.why : "no -N in its batch script or command line") +
            "): set RESIZE_SLURM_MIN_NODES and RESIZE_SLURM_MAX_NODES in the job script (unset, the job keeps "
            "at least 1 node and grows to no more than it held)");
     }

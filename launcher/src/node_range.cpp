@@ -4,7 +4,7 @@
 
 namespace launcher {
 
-std::vector<std::pair<std::string, std::string>> recipe_settings(const std::optional<NodeRange>& range,
+std::vector<std::pair<std::string, std::string>> recipe_settings(const std::optional<cluster::slurm::NodeRange>& range,
                                                                  const std::function<bool(const std::string&)>& is_set) {
   std::vector<std::pair<std::string, std::string>> out;
   if (!is_set("RESIZE_POLICY")) out.emplace_back("RESIZE_POLICY", "slurm");

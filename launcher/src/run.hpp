@@ -75,7 +75,7 @@ std::string slurm_node_state(const std::string& host);  // sinfo %t, "" when unk
 void slurm_give_back(const std::string& job, const std::vector<std::string>& held, const std::vector<std::string>& keep);
 // The node range job `job` asked for, from its batch script (scontrol write batch_script)
 // and its command line (sacct's SubmitLine); Bad naming what failed when neither was read.
-JobRange slurm_node_range(const std::string& job);
+cluster::slurm::JobRange slurm_node_range(const std::string& job);
 // No job expansion: the job script submitted again on `hosts`; prints what it did.
 void submit_successor(Run& r, const std::string& hosts);
 

@@ -54,7 +54,8 @@ std::optional<std::string> submit_line(const std::string& job, std::string* why)
 
 }  // namespace
 
-JobRange slurm_node_range(const std::string& job) {
+cluster::slurm::JobRange slurm_node_range(const std::string& job) {
+  using namespace cluster::slurm;  // the node range's reader
   std::string why;
   const auto rec = answer({"scontrol", "show", "job", "-o", job}, 1u << 20, &why);
   const std::string line = rec ? first_line(*rec, 1u << 20) : std::string();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The node range a Slurm job asked for, read back from its batch script and its command
-// line (launcher/src/node_range.hpp): sbatch's spellings of -N, where it stops reading
+// line (cluster's reader, malleable/cluster/node_range.hpp; the launcher's settings from it,
+// launcher/src/node_range.hpp): sbatch's spellings of -N, where it stops reading
 // directives, which source wins, values that are no range, and random bytes.
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 namespace launcher {
 namespace {
 
+using namespace cluster::slurm;  // the reader under test
 using K = RangeRead::Kind;
 
 void expect_range(const RangeRead& r, int lo, int hi) {
