@@ -44,6 +44,12 @@ Usage: check-structure.py [source-dir]   (exit 1 and a list when something is ov
                                            60 files, docs/data 500 files and 5 MB)
        check-structure.py --sizes-mutation   (plants a file and a byte over each limit on a
                                            scratch tree; proves each fails)
+       check-structure.py --class-spread [source-dir]   (structure_class_spread.py: no class
+                                           defines its member functions in more .cpp files than 2
+                                           or its ceiling in tests/structure/class-spread.txt,
+                                           each ceiling today's count)
+       check-structure.py --class-spread-mutation [source-dir]   (plants a class over 3 files,
+                                           a file more and a raised ceiling; proves each fails)
 
 Scope: the C++ sources (.cpp, .hpp, .h) of the parts blacs-dyn, redist, gridmap, resize,
 apps (tests/ and build folders are not looked at). Exceptions are read from
@@ -637,7 +643,7 @@ def main():
     # the rule catches each planted breach.
     for flag, module in (("--components", "structure_components"), ("--matrix-types", "structure_matrix_types"),
                          ("--test-tree", "structure_test_tree"), ("--benches", "structure_benches"),
-                         ("--sizes", "structure_sizes")):
+                         ("--sizes", "structure_sizes"), ("--class-spread", "structure_class_spread")):
         if sys.argv[1:2] in ([flag], [flag + "-mutation"]):
             return run_rule_module(module, flag)
     if sys.argv[1:2] in (["--layers"], ["--layers-mutation"]):
