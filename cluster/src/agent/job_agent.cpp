@@ -38,66 +38,6 @@ double JobAgent::wall() const {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// Many jobs: the shared view, arbitrate() on the ledger under its lock, the decision in
-// this job's log. False: nothing to do (the reason noted).
-bool JobAgent::plan_shared(const Moment& m, int per_node, Snapshot& s, Plan& p, bool& by_restart) {
-  const std::vector<std::string>& ranks = m.rank_hosts;
-  const double w = wall();
-  ClusterView v;
-  try {
-    bool queried = false;
-    v = shared_->view(client_->runner(), w, opt_.interval_s, client_->job_id(), queried);
-    // A view taken before this job started does not list it: taken again.
-    if (!queried && std::none_of(v.jobs.begin(), v.jobs.end(), [&](const Job& j) { return j.id == client_->job_id(); }))
-      v = shared_->view(client_->runner(), w, 0, client_->job_id(), queried);
-    for (const Expander& e : exp_.book) v.expanders.insert(e.id);  // by their ids, not their names
-    s = snapshot_of(v, client_->job_id());
-  } catch (const Error& e) {
-    note(std::string("asking Slurm failed: ") + e.what());
-    return false;
-  }
-  most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(s.mine.node_list.size()));
-  const int held = static_cast<int>(s.mine.node_list.size());
-  const Options o = bounded(held, held);
-  JobState me{client_->job_id(), ranks, per_node, o.min_nodes, o.max_nodes};
-  ArbiterOptions a;
-  a.bid_window_s = opt_.bid_window_s > 0 ? opt_.bid_window_s : 2 * opt_.interval_s;
-  // The policy is asked at remap points, so a job whose iterations are longer than the
-  // bid's lifetime renews its bid that seldom: it found it dropped at every query, bid
-  // anew and waited out the window again, never growing (a 23-s iteration against a 20-s
-  // lifetime, emulated). Its bids and offers live at least twice the last gap.
-  const double gap = last_plan_wall_ > -1e29 ? w - last_plan_wall_ : 0;
-  last_plan_wall_ = w;
-  a.bid_ttl_s = std::max({a.bid_ttl_s, 4 * opt_.interval_s * (1 + opt_.jitter), 2 * gap});
-  a.offer_ttl_s = a.bid_ttl_s;
-  a.expansion = opt_.expansion;
-  const GrowthModel growth = growth_of(m, per_node);
-  Arbitration r;
-  try {
-    shared_->update([&](const Ledger& l) {
-      r = arbitrate(v, l, me, growth, w, a);
-      // While Slurm's last refusal holds, this job neither bids nor claims.
-      if (r.plan.kind == Plan::Kind::Acquire && now() < no_acquire_until_) {
-        const auto mine = settle(r.ledger, me.id);
-        r.plan = Plan{};
-        r.rule = "backoff";
-        r.plan.why = "not asking Slurm for nodes again before " + std::to_string(static_cast<int>(backoff_)) +
-                     " s have passed since it refused";
-        return mine;
-      }
-      return r.ledger;
-    });
-    shared_->log(me.id, decision_json(r, me.id, w));
-  } catch (const Error& e) {
-    note(std::string("the shared ledger failed: ") + e.what());
-    return false;
-  }
-  p = r.plan;
-  by_restart = r.by_restart;
-  p.why = r.rule + ": " + p.why;
-  return true;
-}
-
 // Slurm 22.05 without an accounting database answers every update of a job that merged
 // an expansion with "the DB index is being set, try again" for as long as it runs, and
 // does not perform a NodeList update: such a job gives no node back any more (said once).
@@ -506,6 +446,77 @@ void JobAgent::return_failed_grant() {
   } catch (const Error& e) {
     note(std::string("the expansion failed and the nodes could not be returned: ") + e.what());
   }
+}
+
+// ---- where the job's processes are (the rules: placement.cpp) -----------------------
+
+// Once, at the first decision: where the launcher runs daemons. Open MPI starts one on
+// every node of the allocation it was given (malleable-run's launch hosts, else the job's
+// nodes now: nothing has grown yet), and mpiexec itself runs on rank 0's node.
+void JobAgent::know_daemons(const std::vector<std::string>& ranks, const Snapshot& s) {
+  if (place_.known) return;
+  place_.known = true;
+  place_.daemons = !opt_.launch.on.empty() ? opt_.launch.on : s.mine.node_list;
+  place_.node = !ranks.empty() ? ranks.front() : place_.daemons.empty() ? std::string() : place_.daemons.front();
+}
+
+bool JobAgent::within_launcher(Plan& p) {
+  if (opt_.launch.late_daemons || !opt_.launch.on.empty()) return true;  // a spawn reaches them, or a relaunch does
+  const bool remote =
+      std::any_of(place_.daemons.begin(), place_.daemons.end(), [&](const std::string& h) { return h != place_.node; });
+  if (!remote) {
+    // The launcher alone: one new node by spawn (the rest stay for later, or never).
+    if (p.kind == Plan::Kind::Acquire && p.acquire > 1) {
+      p.acquire = 1;
+      if (p.nodes.size() > 1) p.nodes.resize(1);
+      p.why += " (one node: the launcher adds one daemon by spawn)";
+    } else if (p.kind == Plan::Kind::UseHeld) {
+      auto far = beyond_launcher(place_.daemons, place_.node, p.nodes);
+      if (!far.empty()) far.erase(far.begin());  // the first new node is reached
+      p.nodes.erase(std::remove_if(p.nodes.begin(), p.nodes.end(),
+                                   [&](const std::string& h) { return std::find(far.begin(), far.end(), h) != far.end(); }),
+                    p.nodes.end());
+    }
+    return true;
+  }
+  if (p.kind != Plan::Kind::UseHeld && p.kind != Plan::Kind::Acquire) return true;
+  // Named nodes (held, or those the arbitration chose) keep the ones with a daemon of the
+  // launcher (a node the job gave back keeps its idle daemon); nodes Slurm would choose
+  // (a count alone) can have none.
+  const auto far = beyond_launcher(place_.daemons, place_.node, p.nodes);
+  p.nodes.erase(std::remove_if(p.nodes.begin(), p.nodes.end(),
+                               [&](const std::string& h) { return std::find(far.begin(), far.end(), h) != far.end(); }),
+                p.nodes.end());
+  if (!p.nodes.empty()) {
+    if (p.kind == Plan::Kind::Acquire) p.acquire = static_cast<int>(p.nodes.size());
+    return true;
+  }
+  p = Plan{};
+  settle_ledger(false);
+  no_acquire_until_ = now() + opt_.refused.backoff_max_s;
+  if (!place_.said)
+    note("not growing beyond the nodes the launcher runs daemons on (" + compress_hostlist(place_.daemons) +
+         "): Open MPI 4.1 cannot start a daemon on a node granted after launch once it runs daemons on other nodes, "
+         "and no launcher relaunches this job (run it under malleable-run --hosts slurm to grow by restart)");
+  place_.said = true;
+  return false;
+}
+
+// Called at each decision with the ranks' nodes now: the nodes placed by the launcher or
+// by the last completed expansion are checked once; any the job holds but runs nothing on
+// is barred from growth for the rest of the run, said once.
+bool JobAgent::guard_placement(const std::vector<std::string>& ranks, const Snapshot& s, Plan& p) {
+  if (!place_.placed.empty() && !ranks.empty()) {
+    for (const auto& h : unplaced_nodes(s.mine.node_list, ranks, place_.placed)) {
+      if (std::find(place_.barred.begin(), place_.barred.end(), h) != place_.barred.end()) continue;
+      place_.barred.push_back(h);
+      note("node " + h + " runs none of this job's processes although the launch or expansion placed them there "
+           "(their nodes: " + compress_hostlist(std::vector<std::string>(ranks.begin(), ranks.end())) +
+           "): not growing onto " + h + " again (check how mpiexec places processes in this allocation)");
+    }
+    place_.placed.clear();
+  }
+  return without_nodes(p, place_.barred);
 }
 
 }  // namespace cluster::slurm

@@ -112,7 +112,7 @@ class JobAgent {
   bool no_release_ = false;  // Slurm refuses every NodeList update of this job (see release)
   double interval_now_ = 0;
   double last_plan_wall_ = -1e30;  // the last arbitration: a job asked only at long remap
-                                   // points keeps its bid alive past the gap (plan_shared)
+                                   // points keeps its bid alive past the gap (bid_lifetime)
   std::uint64_t round_ = 0;
   double wall() const;
   // The arbiter daemon: when it is unreachable the job keeps its size, says so once, and
@@ -127,6 +127,7 @@ class JobAgent {
   // `floor_nodes` becomes the floor while Slurm refuses updates or give-backs are off,
   // `held` the ceiling while growth is off.
   Options bounded(int floor_nodes, int held) const;
+  double bid_lifetime(double wall_now);  // a bid's lifetime, at least twice the gap since the last plan
   bool plan_arbiter(const Moment& m, int per_node, Snapshot& s, Plan& p, bool& by_restart);
   bool asks_arbiter() const { return !opt_.arbiter.socket.empty(); }
   bool plan_shared(const Moment& m, int per_node, Snapshot& s, Plan& p, bool& by_restart);
