@@ -286,15 +286,9 @@ plot "{os.path.join(a.data, 'plot.dat')}" using 2:xtic(1) title "checkpoint writ
     print(f"levels_report.py checkpoint: {len(bw)} bandwidth lines, {len(ov)} overhead pairs -> {a.data}/section.md")
 
 
-# The subcommands: the scripts folded in above, each run as it was (its arguments after the
-# subcommand's name); without one, this script's own command line.
-SUBCOMMANDS = {
-    "checkpoint": main_checkpoint,
-}
-
+# The subcommands: the scripts folded in above, each run as it was (scripts/bench/subcommands.py).
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] in SUBCOMMANDS:
-        sub = sys.argv.pop(1)
-        sys.argv[0] += " " + sub
-        sys.exit(SUBCOMMANDS[sub]())
-    main()
+    import subcommands
+    sys.exit(subcommands.run(main, {
+        "checkpoint": main_checkpoint,
+    }))

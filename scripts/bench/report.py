@@ -1231,15 +1231,9 @@ def main_thesis_tables():
     return 0
 
 
-# The subcommands: the scripts folded in above, each run as it was (its arguments after the
-# subcommand's name); without one, this script's own command line.
-SUBCOMMANDS = {
-    "thesis-tables": main_thesis_tables,
-}
-
+# The subcommands: the scripts folded in above, each run as it was (scripts/bench/subcommands.py).
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] in SUBCOMMANDS:
-        sub = sys.argv.pop(1)
-        sys.argv[0] += " " + sub
-        sys.exit(SUBCOMMANDS[sub]())
-    sys.exit(main())
+    import subcommands
+    sys.exit(subcommands.run(main, {
+        "thesis-tables": main_thesis_tables,
+    }))

@@ -268,16 +268,10 @@ def main_plan_scale_table():
         print("| " + " | ".join(f) + " |")
 
 
-# The subcommands: the scripts folded in above, each run as it was (its arguments after the
-# subcommand's name); without one, this script's own command line.
-SUBCOMMANDS = {
-    "payoff-plot": main_payoff_plot,
-    "plan-scale-table": main_plan_scale_table,
-}
-
+# The subcommands: the scripts folded in above, each run as it was (scripts/bench/subcommands.py).
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] in SUBCOMMANDS:
-        sub = sys.argv.pop(1)
-        sys.argv[0] += " " + sub
-        sys.exit(SUBCOMMANDS[sub]())
-    main()
+    import subcommands
+    sys.exit(subcommands.run(main, {
+        "payoff-plot": main_payoff_plot,
+        "plan-scale-table": main_plan_scale_table,
+    }))

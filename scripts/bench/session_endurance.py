@@ -942,16 +942,10 @@ def main_smaps():
             time.sleep(a.period)
 
 
-# The subcommands: the scripts folded in above, each run as it was (its arguments after the
-# subcommand's name); without one, this script's own command line.
-SUBCOMMANDS = {
-    "rss-growth": main_rss_growth,
-    "smaps": main_smaps,
-}
-
+# The subcommands: the scripts folded in above, each run as it was (scripts/bench/subcommands.py).
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] in SUBCOMMANDS:
-        sub = sys.argv.pop(1)
-        sys.argv[0] += " " + sub
-        sys.exit(SUBCOMMANDS[sub]())
-    sys.exit(main())
+    import subcommands
+    sys.exit(subcommands.run(main, {
+        "rss-growth": main_rss_growth,
+        "smaps": main_smaps,
+    }))

@@ -358,16 +358,10 @@ def main_sdiag_clients():
     print("requests: %d %s" % (sum(tally.values()), json.dumps(tally, sort_keys=True)))
 
 
-# The subcommands: the scripts folded in above, each run as it was (its arguments after the
-# subcommand's name); without one, this script's own command line.
-SUBCOMMANDS = {
-    "request-cost": main_request_cost,
-    "sdiag-clients": main_sdiag_clients,
-}
-
+# The subcommands: the scripts folded in above, each run as it was (scripts/bench/subcommands.py).
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] in SUBCOMMANDS:
-        sub = sys.argv.pop(1)
-        sys.argv[0] += " " + sub
-        sys.exit(SUBCOMMANDS[sub]())
-    sys.exit(main())
+    import subcommands
+    sys.exit(subcommands.run(main, {
+        "request-cost": main_request_cost,
+        "sdiag-clients": main_sdiag_clients,
+    }))
