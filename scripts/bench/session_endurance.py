@@ -88,11 +88,7 @@ def fd_count(pid, work):
     mapped_capacity), emptied when the world changes; counted apart (fd_checkpoint)."""
     n = ck = 0
     try:
-        for fd in os.listdir(f"/proc/{pid}/fd"):
-            try:
-                t = os.readlink(f"/proc/{pid}/fd/{fd}")
-            except OSError:
-                continue
+        for t in fd_targets(pid):
             if t.startswith(work):
                 ck += 1
             else:
@@ -100,6 +96,16 @@ def fd_count(pid, work):
     except OSError:
         return None, None
     return n, ck
+
+
+def fd_targets(pid):
+    """What each open descriptor of `pid` points to (/proc/PID/fd; one closed meanwhile is
+    passed over). OSError when the process is gone."""
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            yield os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
 
 
 def thread_names(pid):
@@ -200,11 +206,7 @@ def shared_paths(pid):
     """Files under /dev/shm and /tmp that `pid` has open or mapped."""
     paths = set()
     try:
-        for fd in os.listdir(f"/proc/{pid}/fd"):
-            try:
-                t = os.readlink(f"/proc/{pid}/fd/{fd}")
-            except OSError:
-                continue
+        for t in fd_targets(pid):
             if t.startswith(("/dev/shm/", "/tmp/")):
                 paths.add(t.replace(" (deleted)", ""))
         with open(f"/proc/{pid}/maps") as f:
