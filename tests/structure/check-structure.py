@@ -340,6 +340,7 @@ NOT_DATA = re.compile(r"^(using|typedef|friend|static|enum|struct|class|union|te
 
 
 from structure_matrix_types import strip_nested  # noqa: E402  (the text outside nested brackets; one copy)
+from structure_walk import source_files  # noqa: E402  (the walk of a source folder; one copy)
 
 
 def data_members(statement):
@@ -457,29 +458,24 @@ def check(root):
     for part in PARTS:
         part_dir = os.path.join(root, part)
         edges = {}
-        for dirpath, dirnames, filenames in os.walk(part_dir):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("build"))
-            for f in sorted(filenames):
-                if not f.endswith(EXTS):
-                    continue
-                path = os.path.join(dirpath, f)
-                rel = os.path.relpath(path, root)
-                text = open(path, encoding="utf-8", errors="replace").read()
-                lines = text.count("\n")
-                if lines > MAX_FILE_LINES and rel not in allow_files:
-                    problems.append(f"{rel}: {lines} lines (limit {MAX_FILE_LINES})")
-                if rel not in allow_files:
-                    limit = MAX_LIBRARY_FUNCTION_LINES if is_library(rel) else MAX_FUNCTION_LINES
-                    for name, first, count in functions(text):
-                        short = name.split("::")[-1]
-                        if count > limit and not entry_function(rel, short) and (rel, short) not in allow_functions:
-                            problems.append(f"{rel}:{first}: function {name} {count} lines (limit {limit})")
-                if is_library(rel):
-                    problems += library_problems(rel, text, allow_members, allow_issues)
-                for inc in includes(path, text, part_dir):
-                    a, b = module(path), module(inc)
-                    if a != b:
-                        edges.setdefault(a, set()).add(b)
+        for path in source_files(part_dir, EXTS):
+            rel = os.path.relpath(path, root)
+            text = open(path, encoding="utf-8", errors="replace").read()
+            lines = text.count("\n")
+            if lines > MAX_FILE_LINES and rel not in allow_files:
+                problems.append(f"{rel}: {lines} lines (limit {MAX_FILE_LINES})")
+            if rel not in allow_files:
+                limit = MAX_LIBRARY_FUNCTION_LINES if is_library(rel) else MAX_FUNCTION_LINES
+                for name, first, count in functions(text):
+                    short = name.split("::")[-1]
+                    if count > limit and not entry_function(rel, short) and (rel, short) not in allow_functions:
+                        problems.append(f"{rel}:{first}: function {name} {count} lines (limit {limit})")
+            if is_library(rel):
+                problems += library_problems(rel, text, allow_members, allow_issues)
+            for inc in includes(path, text, part_dir):
+                a, b = module(path), module(inc)
+                if a != b:
+                    edges.setdefault(a, set()).add(b)
         for a in sorted(edges):
             for b in sorted(edges[a]):
                 if a < b and a in edges.get(b, set()):
@@ -626,13 +622,22 @@ def run_rule_module(name, flag):
     verdict (the module's pass_message()), or its mutation(root)."""
     import importlib
     module = importlib.import_module(name)
-    root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", ".."))
+    root = arg_root(2)
     if sys.argv[1].endswith("-mutation"):
         return 0 if module.mutation(root) else 1
-    problems = module.problems(root)
+    return verdict(module.problems(root), flag, module.PASS_MESSAGE)
+
+
+def arg_root(k):
+    """The source tree: argument k, else the one this checker is in."""
+    return os.path.abspath(sys.argv[k] if len(sys.argv) > k else os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def verdict(problems, flag, pass_message):
+    """Each problem on a line, then the rule's verdict; the exit status."""
     for p in problems:
         print(p)
-    print(f"check-structure {flag}:", f"FAILED, {len(problems)}" if problems else "PASS: " + module.PASS_MESSAGE)
+    print(f"check-structure {flag}:", f"FAILED, {len(problems)}" if problems else "PASS: " + pass_message)
     return 1 if problems else 0
 
 
@@ -646,27 +651,17 @@ def main():
                          ("--sizes", "structure_sizes"), ("--class-spread", "structure_class_spread")):
         if sys.argv[1:2] in ([flag], [flag + "-mutation"]):
             return run_rule_module(module, flag)
-    if sys.argv[1:2] in (["--layers"], ["--layers-mutation"]):
-        root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", ".."))
-        if sys.argv[1] == "--layers-mutation":
-            return 0 if layers_mutation(root) else 1
-        problems = layer_problems(root)
-        for p in problems:
-            print(p)
-        print("check-structure --layers:", f"FAILED, {len(problems)}" if problems else
-              "PASS: every include in resize/src, cluster/src and blacs-dyn/src points down its rooms' layers; "
-              "session_impl.hpp within its includers' limit")
-        return 1 if problems else 0
+    if sys.argv[1:2] == ["--layers-mutation"]:
+        return 0 if layers_mutation(arg_root(2)) else 1
+    if sys.argv[1:2] == ["--layers"]:
+        return verdict(layer_problems(arg_root(2)), "--layers",
+                       "every include in resize/src, cluster/src and blacs-dyn/src points down its rooms' layers; "
+                       "session_impl.hpp within its includers' limit")
     if sys.argv[1:2] == ["--entry-points"]:  # the one builder and the one executor alone
-        root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", ".."))
-        problems = entry_point_problems(root)
-        for p in problems:
-            print(p)
-        print("check-structure --entry-points:", f"FAILED, {len(problems)}" if problems else
-              "PASS: redist's exchange entry points only in resize/src/move/move_items.*, data messages only in "
-              "redist's one engine")
-        return 1 if problems else 0
-    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
+        return verdict(entry_point_problems(arg_root(2)), "--entry-points",
+                       "redist's exchange entry points only in resize/src/move/move_items.*, data messages only in "
+                       "redist's one engine")
+    root = arg_root(1)
     problems = check(root)
     for p in problems:
         print(p)

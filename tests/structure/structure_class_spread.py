@@ -24,6 +24,8 @@ import re
 import shutil
 import tempfile
 
+from structure_walk import source_files
+
 PASS_MESSAGE = ("no class defines its member functions in more .cpp files than 2 or its ceiling in "
                 "tests/structure/class-spread.txt, and each ceiling is today's count")
 PARTS = ("blacs-dyn", "redist", "gridmap", "cluster", "launcher", "resize", "common", "sim")
@@ -58,11 +60,8 @@ def _sources(root):
     """(part, rel path) of every .cpp, .hpp and .h under the parts' src/ and include/ folders."""
     for part in PARTS:
         for top in ("src", "include"):
-            for dirpath, dirnames, files in os.walk(os.path.join(root, part, top)):
-                dirnames.sort()
-                for name in sorted(files):
-                    if name.endswith((".cpp",) + HEADERS):
-                        yield part, os.path.relpath(os.path.join(dirpath, name), root)
+            for path in source_files(os.path.join(root, part, top), (".cpp",) + HEADERS):
+                yield part, os.path.relpath(path, root)
 
 
 def definitions(code):

@@ -20,6 +20,8 @@ import re
 import shutil
 import tempfile
 
+from structure_walk import source_files
+
 # What each component may include besides itself. apps and the simulator sit on top.
 PASS_MESSAGE = ("every component includes only the components it depends on (an acyclic map); the daemon's "
                 "code in no library; tests/<dir>/ names no other part's src/")
@@ -84,27 +86,22 @@ def include_problems(root):
         problems.append("COMPONENTS: the dependency map has a cycle: " + " -> ".join(cycle))
     for comp, allowed in sorted(COMPONENTS.items()):
         base = os.path.join(root, comp)
-        for dirpath, dirnames, filenames in os.walk(base):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("build"))
-            for f in sorted(filenames):
-                if not f.endswith(EXTS):
+        for path in source_files(base, EXTS):
+            code = _blank_comments(open(path, encoding="utf-8", errors="replace").read())
+            for m in INCLUDE.finditer(code):
+                prefix, head = m.group(1), m.group(2)
+                if prefix == "malleable_internal":
+                    owner = "common"
+                elif head.startswith("version.h"):
                     continue
-                path = os.path.join(dirpath, f)
-                code = _blank_comments(open(path, encoding="utf-8", errors="replace").read())
-                for m in INCLUDE.finditer(code):
-                    prefix, head = m.group(1), m.group(2)
-                    if prefix == "malleable_internal":
-                        owner = "common"
-                    elif head.startswith("version.h"):
-                        continue
-                    else:
-                        owner = HEADER_OWNER.get(head)
-                    if owner is None or owner == comp or owner in allowed:
-                        continue
-                    line = code.count("\n", 0, m.start()) + 1
-                    problems.append(f"{os.path.relpath(path, root)}:{line}: {comp}/ includes {prefix}/{head}/..., "
-                                    f"a header of {owner}/, which {comp}/ does not depend on "
-                                    f"(COMPONENTS: {comp} -> {', '.join(sorted(allowed)) or 'nothing'})")
+                else:
+                    owner = HEADER_OWNER.get(head)
+                if owner is None or owner == comp or owner in allowed:
+                    continue
+                line = code.count("\n", 0, m.start()) + 1
+                problems.append(f"{os.path.relpath(path, root)}:{line}: {comp}/ includes {prefix}/{head}/..., "
+                                f"a header of {owner}/, which {comp}/ does not depend on "
+                                f"(COMPONENTS: {comp} -> {', '.join(sorted(allowed)) or 'nothing'})")
     return problems
 
 

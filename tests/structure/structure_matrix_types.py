@@ -28,6 +28,8 @@ import re
 import shutil
 import tempfile
 
+from structure_walk import source_files
+
 PARTS = ["common", "redist", "gridmap", "blacs-dyn", "cluster", "resize"]
 # The folders looked at: the parts' libraries and tools, the applications and the simulator.
 FOLDERS = [os.path.join(p, t) for p in PARTS for t in ("src", "include", "cli")] + ["apps", os.path.join("sim", "src")]
@@ -157,18 +159,13 @@ def describing_types(root, descriptions=frozenset()):
     `descriptions`: the names of the listed types (a member of one holds a global shape)."""
     found = []
     for folder in FOLDERS:
-        for dirpath, dirnames, filenames in os.walk(os.path.join(root, folder)):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("build"))
-            for f in sorted(filenames):
-                if not f.endswith(EXTS):
-                    continue
-                path = os.path.join(dirpath, f)
-                code = _blank(open(path, encoding="utf-8", errors="replace").read())
-                for m in HEAD.finditer(code):
-                    body, _ = _body(code, m.end() - 1)
-                    if describes(member_fields(body), descriptions - {m.group(2)}):
-                        found.append((os.path.relpath(path, root), code.count("\n", 0, m.start(2)) + 1,
-                                      m.group(2)))
+        for path in source_files(os.path.join(root, folder), EXTS):
+            code = _blank(open(path, encoding="utf-8", errors="replace").read())
+            for m in HEAD.finditer(code):
+                body, _ = _body(code, m.end() - 1)
+                if describes(member_fields(body), descriptions - {m.group(2)}):
+                    found.append((os.path.relpath(path, root), code.count("\n", 0, m.start(2)) + 1,
+                                  m.group(2)))
     return found
 
 
