@@ -6,7 +6,8 @@
 // only the even ranks'; ExecStats::bytes_mapped is exactly what the mapped senders sent
 // this rank. A mapping refused (MALLEABLE_REDIST_FAULT=mapped-refused, =shm-refused) goes
 // by message with the same result, and the next call maps again. No mapping of a peer's
-// array outlives the call.
+// array outlives the call. Transfers of pieces of 1 MiB and more, which SingleCopy::Auto
+// gives the kernel's read or write, go mapped too when the sender's A is mapped.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "exec/node_window.hpp"
+#include "exec/segments.hpp"
 #include "malleable/redist/mapped.hpp"
 #include "malleable/redist/redistribute.hpp"
 #include "mpi_common.hpp"
@@ -66,7 +68,8 @@ struct Result {
 
 // One call: A's local array in a mapped array (when `map`) or an ordinary one.
 template <class T>
-Result run(const Case& c, const redist::RedistPlan& plan, const LocalMatrix<T>& A, bool map, int me) {
+Result run(const Case& c, const redist::RedistPlan& plan, const LocalMatrix<T>& A, bool map, int me,
+           const redist::ExecOptions& opt = {}) {
   const auto B0 = fill_local<T>(c.b, me, false, (me + 1) % 2);
   redist::MappedArray<T> am(std::max<std::size_t>(A.data.size(), 1));
   std::vector<T> ao(A.data);
@@ -74,12 +77,26 @@ Result run(const Case& c, const redist::RedistPlan& plan, const LocalMatrix<T>& 
   std::vector<T> b(B0.data);
   Result r;
   redist::redistribute<T>(MPI_COMM_WORLD, plan, A.in_grid ? (map ? am.data() : ao.data()) : nullptr, A.ld,
-                          B0.in_grid ? b.data() : nullptr, B0.ld, redist::ExecOptions{}, &r.st);
+                          B0.in_grid ? b.data() : nullptr, B0.ld, opt, &r.st);
   // The peers' arrays are let go of at the end of the call (a freed one is not kept alive).
   EXPECT_EQ(redist::exec::segment_use().array_maps, 0);
   r.b.resize(b.size() * sizeof(T));
   if (!b.empty()) std::memcpy(r.b.data(), b.data(), r.b.size());
   return r;
+}
+
+// PxGEMR2D's B for case c (this rank's local bytes).
+template <class T>
+std::vector<char> reference(const Case& c, const LocalMatrix<T>& A, int sys, int gctxt, int me) {
+  BlacsGrid ga(sys, c.a), gb(sys, c.b);
+  auto ref = fill_local<T>(c.b, me, false, (me + 1) % 2);
+  const auto da = c.a.to_desc(ga.ctxt(), static_cast<int>(A.ld)), db = c.b.to_desc(gb.ctxt(), static_cast<int>(ref.ld));
+  pxgemr2d(static_cast<int>(c.g.m), static_cast<int>(c.g.n), A.in_grid ? A.data.data() : nullptr,
+           static_cast<int>(c.g.ia + 1), static_cast<int>(c.g.ja + 1), da.data(), ref.in_grid ? ref.data.data() : nullptr,
+           static_cast<int>(c.g.ib + 1), static_cast<int>(c.g.jb + 1), db.data(), gctxt);
+  std::vector<char> want(ref.data.size() * sizeof(T));
+  if (!want.empty()) std::memcpy(want.data(), ref.data.data(), want.size());
+  return want;
 }
 
 template <class T>
@@ -91,14 +108,7 @@ void check_cases(const char* type) {
   for (const Case& c : cases(P)) {
     const auto plan = redist::make_plan(c.a, c.b, c.g, P);
     const auto A = fill_local<T>(c.a, me, true, me % 3);
-    BlacsGrid ga(sys, c.a), gb(sys, c.b);
-    auto ref = fill_local<T>(c.b, me, false, (me + 1) % 2);
-    const auto da = c.a.to_desc(ga.ctxt(), static_cast<int>(A.ld)), db = c.b.to_desc(gb.ctxt(), static_cast<int>(ref.ld));
-    pxgemr2d(static_cast<int>(c.g.m), static_cast<int>(c.g.n), A.in_grid ? A.data.data() : nullptr,
-             static_cast<int>(c.g.ia + 1), static_cast<int>(c.g.ja + 1), da.data(), ref.in_grid ? ref.data.data() : nullptr,
-             static_cast<int>(c.g.ib + 1), static_cast<int>(c.g.jb + 1), db.data(), gctxt);
-    std::vector<char> want(ref.data.size() * sizeof(T));
-    if (!want.empty()) std::memcpy(want.data(), ref.data.data(), want.size());
+    const std::vector<char> want = reference<T>(c, A, sys, gctxt, me);
     const std::string at = std::string(type) + " " + c.name + " on rank " + std::to_string(me);
     const Result win = run<T>(c, plan, A, false, me);
     EXPECT_EQ(win.b, want) << "window: " << at;
@@ -126,6 +136,30 @@ void check_cases(const char* type) {
   }
   Cblacs_gridexit(gctxt);
   Cfree_blacs_system_handle(sys);
+}
+
+// Tall matrices whose transfers between ranks have pieces of 1 MiB and more, which
+// SingleCopy::Auto copies with the kernel: whole columns of 140,000 doubles, read by the
+// receiver; and row blocks of 140,000 that the receiver holds in one stretch and the
+// sender in two, written by the sender.
+std::vector<Case> large_piece_cases(int P) {
+  const int h = std::max(1, P / 2);
+  return {{"whole columns of 1.1 MB, blocks 2 -> 3 on 1xP", Layout::block_cyclic(140000, 4 * P, 140000, 2, 1, P),
+           Layout::block_cyclic(140000, 4 * P, 140000, 3, 1, P), Region{140000, 4 * P, 0, 0, 0, 0}},
+          {"1xP -> 2x(P/2), row blocks of 1.1 MB", Layout::block_cyclic(560000, 2 * P, 560000, 2, 1, P),
+           Layout::block_cyclic(560000, 2 * P, 140000, 2, 2, h), Region{560000, 2 * P, 0, 0, 0, 0}}};
+}
+
+// What this rank receives from other ranks (mapped(src)) in transfers SingleCopy::Auto reads
+// (reads: the receiver reads, else the sender writes), in bytes.
+template <class F>
+std::int64_t kernel_bytes(const redist::RedistPlan& plan, int me, bool reads, F mapped) {
+  std::int64_t b = 0;
+  for (const auto& t : plan.transfers)
+    if (t.dst == me && t.src != me && mapped(t.src) && redist::exec::copy_reads(t) == reads &&
+        redist::exec::reads_in_place(t, sizeof(double), redist::SingleCopy::Auto, redist::Transport::Auto))
+      b += t.elements() * static_cast<std::int64_t>(sizeof(double));
+  return b;
 }
 
 }  // namespace
@@ -168,4 +202,57 @@ TEST(RedistMapped, MappedKeepKeepsTheMappingsUntilACallWithoutIt) {
   redist::redistribute<double>(MPI_COMM_WORLD, plan, am.data(), A.ld, again.data(), B0.ld);
   EXPECT_EQ(again, b);
   EXPECT_EQ(redist::exec::segment_use().array_maps, 0);
+}
+
+// A transfer the kernel would copy (pieces of 1 MiB and more, read by the receiver or
+// written by the sender) goes mapped when the sender's A is mapped: B bit-identical to
+// PDGEMR2D's, bytes_mapped exactly what the mapped senders sent in such transfers and
+// bytes_single_copy what the others did; refused, by message; mapped_read off, the kernel.
+TEST(RedistMapped, LargePiecesTheKernelWouldCopyGoMapped) {
+  const int me = world_rank(), P = world_size();
+  const int sys = Csys2blacs_handle(MPI_COMM_WORLD);
+  int gctxt = sys;
+  Cblacs_gridinit(&gctxt, "R", 1, P);
+  const auto all = [](int) { return true; };
+  const auto even = [](int r) { return r % 2 == 0; };
+  const auto odd = [](int r) { return r % 2 == 1; };
+  for (const Case& c : large_piece_cases(P)) {
+    const auto plan = redist::make_plan(c.a, c.b, c.g, P);
+    const auto A = fill_local<double>(c.a, me, true, me % 3);
+    const std::vector<char> want = reference<double>(c, A, sys, gctxt, me);
+    const std::string at = std::string(c.name) + " on rank " + std::to_string(me);
+    const bool reads = std::string(c.name).rfind("whole", 0) == 0;
+    const std::int64_t kernel = kernel_bytes(plan, me, reads, all);
+    EXPECT_EQ(kernel, from_mapped<double>(plan, me, all)) << "every transfer is one the kernel copies: " << at;
+    EXPECT_EQ(kernel_bytes(plan, me, !reads, all), 0) << at;
+    std::int64_t total = 0;
+    MPI_Allreduce(&kernel, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_GT(total, 0) << c.name;
+    const Result plain = run<double>(c, plan, A, false, me);
+    EXPECT_EQ(plain.b, want) << "ordinary arrays: " << at;
+    EXPECT_EQ(plain.st.bytes_single_copy, kernel) << at;
+    EXPECT_EQ(plain.st.bytes_mapped, 0) << at;
+    const Result mapped = run<double>(c, plan, A, true, me);
+    EXPECT_EQ(mapped.b, want) << "mapped: " << at;
+    EXPECT_EQ(mapped.st.bytes_mapped, kernel) << at;
+    EXPECT_EQ(mapped.st.bytes_single_copy, 0) << at;
+    const Result half = run<double>(c, plan, A, me % 2 == 0, me);
+    EXPECT_EQ(half.b, want) << "even ranks mapped: " << at;
+    EXPECT_EQ(half.st.bytes_mapped, kernel_bytes(plan, me, reads, even)) << at;
+    EXPECT_EQ(half.st.bytes_single_copy, kernel_bytes(plan, me, reads, odd)) << at;
+    setenv("MALLEABLE_REDIST_FAULT", "mapped-refused", 1);
+    const Result refused = run<double>(c, plan, A, true, me);
+    unsetenv("MALLEABLE_REDIST_FAULT");
+    EXPECT_EQ(refused.b, want) << "mapping refused: " << at;
+    EXPECT_EQ(refused.st.bytes_mapped + refused.st.bytes_single_copy, 0) << "by message: " << at;
+    EXPECT_EQ(refused.st.bytes_received, plain.st.bytes_received) << at;
+    redist::ExecOptions off;
+    off.mapped_read = false;
+    const Result kernel_only = run<double>(c, plan, A, true, me, off);
+    EXPECT_EQ(kernel_only.b, want) << "mapped_read off: " << at;
+    EXPECT_EQ(kernel_only.st.bytes_single_copy, kernel) << at;
+    EXPECT_EQ(kernel_only.st.bytes_mapped, 0) << at;
+  }
+  Cblacs_gridexit(gctxt);
+  Cfree_blacs_system_handle(sys);
 }

@@ -143,7 +143,7 @@ void OnNode::begin() {
     const ItemArrays& x = it->x;
     if (!it->read_out.empty() || !it->read_in.empty()) {
       it->one.emplace(SingleCopyStep::Env{comm_, element_type(x.elem_bytes), x.elem_bytes, x.sa, x.sb, x.a, x.b, sleep_,
-                                          opt_.sleep_us},
+                                          opt_.sleep_us, opt_.mapped_read && node_window_supported()},
                       std::move(it->read_out), std::move(it->read_in), std::move(it->read_from));
       it->one->begin();
     }
@@ -177,6 +177,7 @@ void OnNode::end(ExecStats& st) {
       st.bytes_sent += m.sent;
       st.bytes_received += m.received;
       st.bytes_single_copy += m.single;
+      st.bytes_mapped += m.mapped;
       it->one.reset();
     }
   }

@@ -4,6 +4,8 @@
 #include "../config.hpp"
 
 #include "../mpi_guard.hpp"
+#include "mapped.hpp"
+#include "mapped_registry.hpp"
 #include "tags.hpp"
 #include "waiting.hpp"
 
@@ -12,7 +14,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <complex>
 #include <cstdlib>
 #include <numeric>
 #include <random>
@@ -106,11 +110,23 @@ void SegmentReader::flush() {
 
 namespace {
 constexpr int kFallbackTag = tags::kSingleFallback;
-// The words of a transfer the receiver reads (where A is; it has read) and of one the
-// sender writes (where B is; it has written): apart, so that a pair with a transfer each
-// way, one of each kind, matches its words.
-int where_tag(bool reads) { return reads ? tags::kSingleWhere : tags::kSingleWhereB; }
+// A sender's word (where A is) and a receiver's (where B is), so that a pair with a
+// transfer each way matches its words; the copier's last word when the receiver copied
+// (read) and when the sender did (wrote), apart for the same reason.
+int where_tag(bool send) { return send ? tags::kSingleWhere : tags::kSingleWhereB; }
 int done_tag(bool reads) { return reads ? tags::kSingleDone : tags::kSingleWrote; }
+
+// The pieces of t from a (sa) into b (sb) with the local-copy kernels, elements of esize
+// bytes (the kernels move bytes: double serves complex<float> too).
+void copy_erased(std::size_t esize, const Side& sa, const char* a, const Side& sb, void* b, const Transfer& t) {
+  if (esize == 4)
+    copy_transfer<float>(sa, reinterpret_cast<const float*>(a), sb, static_cast<float*>(b), t);
+  else if (esize == 8)
+    copy_transfer<double>(sa, reinterpret_cast<const double*>(a), sb, static_cast<double*>(b), t);
+  else
+    copy_transfer<std::complex<double>>(sa, reinterpret_cast<const std::complex<double>*>(a), sb,
+                                        static_cast<std::complex<double>*>(b), t);
+}
 }  // namespace
 
 SingleCopyStep::SingleCopyStep(const Env& env, std::vector<const Transfer*> out, std::vector<const Transfer*> in,
@@ -138,34 +154,57 @@ void SingleCopyStep::tell(std::size_t k) {
   h[2] = in ? env_.sb->ld : from_[k - in_.size()].sa->ld;
   h[3] = static_cast<std::int64_t>(tok.address);
   h[4] = static_cast<std::int64_t>(tok.value);
-  const int peer = in ? t.src : t.dst, reads = copy_reads(t);
-  check_mpi(MPI_Isend(h, kWhere, MPI_INT64_T, peer, where_tag(reads), env_.comm, &where_req_[k]), "MPI_Isend (single copy)");
-  check_mpi(MPI_Irecv(&said_[k], 1, MPI_INT, peer, done_tag(reads), env_.comm, &done_req_[k]), "MPI_Irecv (single copy)");
+  h[9] = -1;
+  if (!in && env_.mapped && any_mapped()) {
+    const SendFrom& f = from_[k - in_.size()];
+    const std::int64_t span = walk_span(Walk(*f.sa, t), f.sa->ld) * static_cast<std::int64_t>(env_.esize);
+    if (const auto at = span > 0 ? find_mapped(f.a, span) : std::nullopt)
+      h[5] = at->id.fd, h[6] = at->id.gen, h[7] = at->id.token, h[8] = at->id.bytes, h[9] = at->offset;
+  }
+  const int peer = in ? t.src : t.dst;
+  check_mpi(MPI_Isend(h, kWhere, MPI_INT64_T, peer, where_tag(!in), env_.comm, &where_req_[2 * k]), "MPI_Isend (single copy)");
+  check_mpi(MPI_Irecv(&where_[kWhere * k], kWhere, MPI_INT64_T, peer, where_tag(in), env_.comm, &where_req_[2 * k + 1]),
+            "MPI_Irecv (single copy)");
 }
 
 void SingleCopyStep::begin() {
-  using detail::check_mpi;
   const std::size_t n = in_.size() + out_.size();
   here_.assign(kWhere * n, 0);
   where_.assign(kWhere * n, 0);
   said_.assign(n, 0);
-  where_req_.assign(n, MPI_REQUEST_NULL);
+  where_req_.assign(2 * n, MPI_REQUEST_NULL);
   done_req_.assign(n, MPI_REQUEST_NULL);
-  for (std::size_t k = 0; k < n; ++k) {
-    if (!copies(k)) {
-      tell(k);
-      continue;
-    }
-    const Transfer& t = slot(k);
-    const int peer = k < in_.size() ? t.src : t.dst;
-    check_mpi(MPI_Irecv(&where_[kWhere * k], kWhere, MPI_INT64_T, peer, where_tag(copy_reads(t)), env_.comm, &where_req_[k]),
-              "MPI_Irecv (single copy)");
-  }
+  for (std::size_t k = 0; k < n; ++k) tell(k);
 }
 
-// The copier of slot k: checks the other process's token, then reads the sender's A into
-// this rank's B (a receive) or writes this rank's A into the receiver's B (a send).
+// A receive out of the sender's mapped array (its word: the segment and A's offset in it),
+// mapped read-only (the header's token and generation checked) and copied into this
+// rank's B with the local-copy kernels. 0, or the errno (the transfer then goes by message).
+int SingleCopyStep::copy_mapped(std::size_t k) {
+  const std::int64_t* w = &where_[kWhere * k];
+  const Transfer& t = slot(k);
+  Side sa = *env_.sa;
+  sa.ld = w[2];
+  const auto esize = static_cast<std::int64_t>(env_.esize);
+  const std::int64_t span = sa.ld < 1 ? 0 : walk_span(Walk(sa, t), sa.ld) * esize;
+  int err = 0;
+  const char* base = map_peer_array(SegmentId{w[0], w[5], w[6], w[7], w[8]}, &err);
+  if (base && (sa.ld < 1 || w[9] % esize != 0 || w[9] > w[8] || span > w[8] - w[9])) base = nullptr, err = EINVAL;
+  if (!base) {
+    say_mapped_refused(err);
+    return err;
+  }
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // the sender's array as of its word
+  copy_erased(env_.esize, sa, base + w[9], *env_.sb, env_.b, t);
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // read before the word that says done
+  return 0;
+}
+
+// The copier of slot k: out of the sender's mapped array, or, after checking the other
+// process's token, reads the sender's A into this rank's B (a receive) or writes this
+// rank's A into the receiver's B (a send) with the kernel.
 int SingleCopyStep::copy(std::size_t k) {
+  if (k < in_.size() && mapped(k)) return copy_mapped(k);
   const std::int64_t* w = &where_[kWhere * k];
   const long pid = static_cast<long>(w[0]);
   if (const int e = check_peer(pid, static_cast<std::uint64_t>(w[3]), static_cast<std::uint64_t>(w[4])); e != 0) return e;
@@ -212,13 +251,17 @@ SingleCopyStep::Moved SingleCopyStep::end() {
   types.reserve(n);
   back.reserve(n);
   for (std::size_t k = 0; k < n; ++k) {
-    if (!copies(k)) continue;
-    said_[k] = copy(k);
     const Transfer& t = slot(k);
-    // A receive whose read failed waits for the message before the word goes.
+    const int peer = k < in_.size() ? t.src : t.dst;
+    if (!copies(k)) {  // the other end copies: its word
+      check_mpi(MPI_Irecv(&said_[k], 1, MPI_INT, peer, done_tag(receiver_copies(k)), env_.comm, &done_req_[k]),
+                "MPI_Irecv (single copy)");
+      continue;
+    }
+    said_[k] = copy(k);
+    // A receive whose copy failed waits for the message before the word goes.
     if (said_[k] != 0 && k < in_.size()) by_message(k, types, back);
-    check_mpi(MPI_Isend(&said_[k], 1, MPI_INT, k < in_.size() ? t.src : t.dst, done_tag(copy_reads(t)), env_.comm,
-                        &done_req_[k]),
+    check_mpi(MPI_Isend(&said_[k], 1, MPI_INT, peer, done_tag(receiver_copies(k)), env_.comm, &done_req_[k]),
               "MPI_Isend (single copy)");
   }
   wait_all(done_req_, env_.sleep, env_.sleep_us, "MPI_Waitall (single copy)");
@@ -227,7 +270,7 @@ SingleCopyStep::Moved SingleCopyStep::end() {
     const std::int64_t bytes = slot(k).elements() * esize;
     (k < in_.size() ? moved.received : moved.sent) += bytes;
     if (said_[k] == 0) {
-      if (k < in_.size()) moved.single += bytes;
+      if (k < in_.size()) (mapped(k) ? moved.mapped : moved.single) += bytes;
     } else if (k >= in_.size() || !copies(k)) {
       by_message(k, types, back);  // a send whose copy failed (either end's), or a receive the sender could not write
     }

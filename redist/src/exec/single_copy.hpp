@@ -75,11 +75,15 @@ class SegmentReader {
 
 // One step's single-copy transfers, posted before the step's messages (begin) and
 // finished after them (end), so the step's other transfers are not held up. Per transfer
-// (copy_reads) one end copies and the other tells it where its array is (pid, address,
-// leading dimension, its ProcessToken) and waits for its word: the receiver reads the
-// sender's A into its B, or the sender writes its A into the receiver's B. The copier
-// checks the token, copies and says 0, or says the errno; the transfer then goes as a
-// message (same result). Memory: O(this step's transfers).
+// both ends tell each other where their array is (pid, address, leading dimension, its
+// ProcessToken; the sender also the mapped array its pieces of A lie in, when they do and
+// Env::mapped), then one end copies and the other waits for its word: where the sender's
+// A is mapped (redist_alloc), the receiver maps it read-only and copies the pieces straight
+// into its B with the local-copy kernels (one copy in user space, counted in Moved::mapped);
+// else per copy_reads the receiver reads the sender's A into its B, or the sender writes
+// its A into the receiver's B, with the kernel. Both ends decide alike from the two words.
+// The copier checks the token (the mapping's header), copies and says 0, or says the
+// errno; the transfer then goes as a message (same result). Memory: O(this step's transfers).
 class SingleCopyStep {
  public:
   struct Env {
@@ -92,9 +96,12 @@ class SingleCopyStep {
     void* b = nullptr;
     bool sleep = false;
     int sleep_us = 20;
+    bool mapped = false;  // a send out of a mapped array is copied by its receiver from a mapping (ExecOptions::mapped_read)
   };
   struct Moved {
-    std::int64_t sent = 0, received = 0, single = 0;  // bytes; single: of received, landed in one copy
+    std::int64_t sent = 0, received = 0;  // bytes
+    std::int64_t single = 0;              // of received, read by the kernel in one copy
+    std::int64_t mapped = 0;              // of received, copied straight out of the sender's mapped array
   };
   // from: each send's array of A (parallel to out; empty: env.a and env.sa for all).
   SingleCopyStep(const Env& env, std::vector<const Transfer*> out, std::vector<const Transfer*> in,
@@ -105,20 +112,27 @@ class SingleCopyStep {
   static constexpr std::int64_t kReaderBytes = 2 * 1024 * 16;  // a read batch's scatter-gather lists
 
  private:
-  static constexpr int kWhere = 5;
+  // A word: pid, address, leading dimension, token address and value; the sender's mapped
+  // array of A (descriptor, generation, token, bytes, the offset of A in it; offset -1: none).
+  static constexpr int kWhere = 10;
   // Slot k: the receive in_[k] (k < in_.size()), else the send out_[k - in_.size()].
   const Transfer& slot(std::size_t k) const { return k < in_.size() ? *in_[k] : *out_[k - in_.size()]; }
-  bool copies(std::size_t k) const { return (k < in_.size()) == copy_reads(slot(k)); }  // this rank copies slot k
-  void tell(std::size_t k);          // not the copier: where this rank's array is
+  // The sender's word of slot k (ours for a send, the peer's for a receive).
+  const std::int64_t* sender_word(std::size_t k) const { return &(k < in_.size() ? where_ : here_)[kWhere * k]; }
+  bool mapped(std::size_t k) const { return sender_word(k)[9] >= 0; }  // the receiver copies from a mapping
+  bool receiver_copies(std::size_t k) const { return mapped(k) || copy_reads(slot(k)); }
+  bool copies(std::size_t k) const { return (k < in_.size()) == receiver_copies(k); }  // this rank copies slot k
+  void tell(std::size_t k);          // where this rank's array is, and the peer's word asked for
   int copy(std::size_t k);           // the copier: 0, or the errno
+  int copy_mapped(std::size_t k);    // a receive out of the sender's mapped array
   void by_message(std::size_t k, std::vector<PieceType>& types, std::vector<MPI_Request>& back);
   Env env_;
   std::vector<const Transfer*> out_, in_;
   std::vector<SendFrom> from_;          // per send
-  std::vector<std::int64_t> here_;      // kWhere per slot: this rank's array, told to the copier
+  std::vector<std::int64_t> here_;      // kWhere per slot: this rank's array, told to the other end
   std::vector<std::int64_t> where_;     // kWhere per slot: the other end's array, told by it
   std::vector<int> said_;               // per slot: the copier's word (ours, or the peer's)
-  std::vector<MPI_Request> where_req_, done_req_;
+  std::vector<MPI_Request> where_req_, done_req_;  // where_req_: 2 per slot (our word, the peer's)
 };
 
 }  // namespace redist::exec

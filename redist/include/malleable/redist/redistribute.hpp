@@ -115,11 +115,13 @@ struct ExecOptions {
   // Applies under Transport::Auto (Datatype and Packed name a kind of message). Every rank
   // must pass the same value.
   bool node_window = true;
-  // With the node window: a send whose local array of A lies in a mapped array (redist_alloc,
-  // malleable/redist/mapped.h) is copied by its receiver straight out of that array into B,
-  // one copy at memory speed (docs/reference/mapped-arrays.md); where the receiver
-  // cannot map it, by message. Arrays not allocated there are unaffected. Each rank decides
-  // for its own sends and tells the receiver, so ranks may pass different values.
+  // A send to a rank of the same node whose local array of A lies in a mapped array
+  // (redist_alloc, malleable/redist/mapped.h) is copied by its receiver straight out of that
+  // array into B, one copy at memory speed (docs/reference/mapped-arrays.md): the transfers
+  // of the node window and those single_copy takes, whatever the size of their pieces
+  // (instead of the kernel's read or write); where the receiver cannot map it, by message.
+  // Arrays not allocated there are unaffected. Each rank decides for its own sends and
+  // tells the receiver, so ranks may pass different values.
   bool mapped_read = true;
   // Keep this process's mappings of its peers' mapped arrays after the call, so that a next
   // call on the same arrays finds their pages mapped (off: let go of at the end of the call;
