@@ -4,6 +4,7 @@
  *   PROBE_BARE_JOIN        bare_join: a bare join of a separate mpiexec's processes (redist.sh bound, start-split)
  *   PROBE_CORE_RATE        core_rate: one core's DGEMM and DGETRF rates (scale_payoff.py; -lopenblas -llapacke)
  *   PROBE_FIRST_TOUCH      first_touch: the cost of fresh memory, page faults on a new array (resize.sh first-touch, prefault-ab)
+ *   PROBE_MAP_FAULT        map_fault: a fresh read-only mapping of a memfd faulted, populated first, or kept (redist.sh mapped-bound)
  *   PROBE_NODE_COPY        node_copy: a node's copy bandwidth, STREAM's Copy on every rank (redist.sh bound, device16.sh respawn)
  *   PROBE_SPAWN_PINGPONG   spawn_pingpong: ping-pong between original and spawned processes; raw spawn + merge (redist.sh between-jobs, bound, start-split; resize.sh phases, spawn-addhost)
  *   PROBE_START_SPLIT      start_split: blacs-dyn's expansion alone, the job's first (redist.sh start-split; -ldl and a driver's libraries)
@@ -573,6 +574,110 @@ int main(int argc, char** argv) {
   MPI_Finalize();
   return 0;
 }
+#elif defined(PROBE_MAP_FAULT)
+/*
+ * What a fresh mapping of another process's array costs its reader (docs/reference/mapped-arrays.md):
+ * a memfd of MIB MiB (filled, as redist_alloc's segment is) is mapped read-only a second time
+ * (as a receiver maps a sender's array through /proc/<pid>/fd: the same pages) and copied out
+ * whole, each repetition in four ways, interleaved:
+ *   fault     mmap, memcpy out of it (its pages faulted in as they are read), munmap;
+ *   madvise   mmap, madvise(MADV_POPULATE_READ) on all of it, memcpy, munmap;
+ *   populate  mmap with MAP_POPULATE, memcpy, munmap;
+ *   kept      memcpy out of one mapping made (and read) before the repetitions.
+ * Prints per way the best and median of REPS totals (map, populate, copy, unmap) and of the
+ * copy alone, and the 1-minute load average before and after.
+ *   map_fault [MIB] [REPS]      (defaults 128 and 7)
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+
+static double mono(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double load1(void) {
+  double l = -1;
+  FILE* f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (fscanf(f, "%lf", &l) != 1) l = -1;
+    fclose(f);
+  }
+  return l;
+}
+
+static int by_value(const void* a, const void* b) {
+  const double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+/* One repetition of way w (0-3): the total and, in *copy, the memcpy alone; -1 on failure. */
+static double one(int w, int fd, size_t n, const char* kept, char* dst, double* copy) {
+  const double t0 = mono();
+  const char* r = kept;
+  if (w < 3) {
+    void* m = mmap(NULL, n, PROT_READ, MAP_SHARED | (w == 2 ? MAP_POPULATE : 0), fd, 0);
+    if (m == MAP_FAILED) return -1;
+    r = m;
+    if (w == 1 && madvise(m, n, MADV_POPULATE_READ) != 0) {
+      munmap(m, n);
+      return -1;
+    }
+  }
+  const double t1 = mono();
+  memcpy(dst, r, n);
+  *copy = mono() - t1;
+  if (w < 3) munmap((void*)r, n);
+  return mono() - t0;
+}
+
+int main(int argc, char** argv) {
+  const long mib = argc > 1 ? strtol(argv[1], NULL, 10) : 128;
+  const int reps = argc > 2 ? atoi(argv[2]) : 7;
+  if (mib < 1 || mib > 65536 || reps < 1 || reps > 1000) {
+    fprintf(stderr, "usage: map_fault [MIB 1-65536] [REPS 1-1000]\n");
+    return 2;
+  }
+  const size_t n = (size_t)mib << 20;
+  const int fd = memfd_create("map_fault", MFD_CLOEXEC);
+  if (fd < 0 || posix_fallocate(fd, 0, (off_t)n) != 0) return perror("memfd"), 1;
+  char* w = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+  char* dst = malloc(n);
+  char* kept = mmap(NULL, n, PROT_READ, MAP_SHARED, fd, 0);
+  if (w == MAP_FAILED || kept == MAP_FAILED || !dst) return perror("map"), 1;
+  memset(w, 1, n);
+  memset(dst, 0, n);
+  memcpy(dst, kept, n);  /* the kept mapping read once: its pages mapped */
+  static const char* name[4] = {"fault", "madvise", "populate", "kept"};
+  double* tot = calloc((size_t)reps * 4, sizeof(double));
+  double* cp = calloc((size_t)reps * 4, sizeof(double));
+  const double before = load1();
+  for (int r = 0; r < reps; ++r)
+    for (int k = 0; k < 4; ++k) {
+      const int way = (k + r) % 4;  /* the order rotates */
+      tot[way * reps + r] = one(way, fd, n, kept, dst, &cp[way * reps + r]);
+      if (tot[way * reps + r] < 0) return fprintf(stderr, "map_fault: %s failed\n", name[way]), 1;
+    }
+  printf("map_fault: %ld MiB, %d repetitions, load1 %.2f before, %.2f after\n", mib, reps, before, load1());
+  printf("| way | total best s | total median s | copy best s | copy median s |\n|---|---|---|---|---|\n");
+  for (int k = 0; k < 4; ++k) {
+    qsort(tot + k * reps, (size_t)reps, sizeof(double), by_value);
+    qsort(cp + k * reps, (size_t)reps, sizeof(double), by_value);
+    printf("| %s | %.4f | %.4f | %.4f | %.4f |\n", name[k], tot[k * reps], tot[k * reps + reps / 2], cp[k * reps],
+           cp[k * reps + reps / 2]);
+  }
+  return 0;
+}
 #else
-#error "probes.c: compile with one of -DPROBE_BARE_JOIN, -DPROBE_CORE_RATE, -DPROBE_FIRST_TOUCH, -DPROBE_NODE_COPY, -DPROBE_SPAWN_PINGPONG, -DPROBE_START_SPLIT"
+#error "probes.c: compile with one of -DPROBE_BARE_JOIN, -DPROBE_CORE_RATE, -DPROBE_FIRST_TOUCH, -DPROBE_MAP_FAULT, -DPROBE_NODE_COPY, -DPROBE_SPAWN_PINGPONG, -DPROBE_START_SPLIT"
 #endif

@@ -1153,7 +1153,11 @@ echo "redist.sh bound: wrote $out"
 #                               [--resize-ab ROUNDS] --out DIR
 # Writes DIR/mapped.txt: the run's date, commit, cores, command and uptime before and after,
 # and the table (per change and size the copy rate, the single-copy bound, each route's best
-# and median time and their fractions of the bound, whether every B was identical, load1).
+# and median time and their fractions of the bound, whether every B was identical, load1
+# before-after and quiet: yes when it stayed within the 2 ranks, else **no**).
+# DIR/map_fault.txt: what a fresh mapping costs its reader, 128 MiB copied out of a memfd
+# mapped anew (its pages faulted in), populated first (MADV_POPULATE_READ, MAP_POPULATE)
+# or kept: map_fault in probes.c, 7 repetitions with the order rotating.
 # --resize-ab ROUNDS: then a real resize, RESIZE_MAPPED_ARRAYS on against off, paired: the
 # build's pdgemm_resizable (N = 4000, blocks 64) on 2 processes grown 1x2 -> 2x2 by spawn
 # (the newcomers copy out of the old processes' arrays), on and off one right after the
@@ -1195,12 +1199,21 @@ mpiexec --oversubscribe --bind-to none -n 2 "$bench" mapped --mib "$mib" --reps 
   cat "$table"
 } >>"$file.tmp"
 mv "$file.tmp" "$file"
+probe=$(mktemp)
+trap 'rm -f "$table" "$probe"' EXIT
+"${CC:-cc}" -std=c11 -O2 -Wall -Wextra -DPROBE_MAP_FAULT "$here/scripts/bench/probes.c" -o "$probe"
+{
+  echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+  echo "commit: $(git -C "$here" rev-parse --short HEAD)"
+  echo "command: map_fault 128 7 (scripts/bench/probes.c, -DPROBE_MAP_FAULT)"
+  "$probe" 128 7
+} >"$out/map_fault.txt"
 ((ab > 0)) || return 0
 drv=$build/apps/pdgemm_resizable
 [[ -x $drv ]] || { echo "redist.sh mapped-bound: $drv missing: build pdgemm_resizable" >&2; exit 2; }
 export PMIX_MCA_gds=hash OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 runs=$(mktemp -d)
-trap 'rm -rf "$runs" "$table"' EXIT
+trap 'rm -rf "$runs" "$table" "$probe"' EXIT
 for ((r = 1; r <= ab; ++r)); do
   order=(on off)
   ((r % 2)) || order=(off on)
