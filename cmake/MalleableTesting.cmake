@@ -117,6 +117,13 @@ function(mall_add_unit_test name)
                        PROPERTIES LABELS unit TIMEOUT 120 DISCOVERY_TIMEOUT 60)
 endfunction()
 
+# mall_add_python_test(name script timeout): `python3 <this folder>/<script>`, a unit test
+# (pure Python, no MPI) under `timeout` seconds.
+function(mall_add_python_test name script timeout)
+  add_test(NAME ${name} COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/${script})
+  set_tests_properties(${name} PROPERTIES LABELS unit TIMEOUT ${timeout})
+endfunction()
+
 # mall_add_mpi_test(name NP n (TARGET tgt | COMMAND cmd...) [ARGS ...] [TIMEOUT s]
 #                   [LABELS ...] [ENV ...] [WORKDIR dir])
 # Runs `mpiexec --oversubscribe -n NP <target> ARGS` with the root/oversubscription env.
