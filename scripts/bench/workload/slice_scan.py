@@ -7,8 +7,9 @@ cluster_stream.py prepare's log-linear run times in [--lo, --hi] s), simulated i
 the emulated runs compare, for each seed; then the picks by the rule below.
 
     slice_scan.py scan --sim BIN --swf T.swf [--nodes 16] [--jobs 60] [--skip 1000]
-                       [--seeds 1 2 3] [--lo 10] [--hi 120] [--limits log|loose] -o scan.tsv
-    slice_scan.py pick scan.tsv [--md]
+                       [--seeds 1 2 3] [--lo 10] [--hi 120] [--limits log|loose]
+                       [--range-start guarded|slurm] -o scan.tsv
+    slice_scan.py pick scan.tsv[.xz] [--md] [--window K ...]
 
 The arms (the simulator's flags for an emulated run, as workload_validate.sh --runs
 simulates one: conservative backfilling as Slurm's; where jobs resize, the policy asked
@@ -25,6 +26,12 @@ run time (the compressed run time times the log's limit / run, at least the run 
 rounded up to Slurm's whole minutes, as an emulated run would submit it; loose is
 cluster_stream.py run's old rule (twice the run on the job's minimum plus a minute), under
 which no give-back is ever held back by a limit.
+How a job of a range starts below its top (--range-start): guarded (the scan of 29 Nov
+2026 that picked the slices) starts it below its request only on a size whose run keeps its
+limit; slurm starts it as Slurm does, on whatever is idle down to its minimum, under the
+limit it was submitted with, in every arm but malleable_rule, whose arbiter raises the limit
+at such a start by the rule (the guarded start with --limit-follows-size is that raise):
+run_flags.py simulates the emulated runs so.
 
 One row a window and seed: the arms' mean turnaround and mean wait, the rigid arm's mean
 run time and makespan, the give-backs refused by a limit without the rule.
@@ -43,6 +50,7 @@ The rule (written before any scan was run; pick applies it to a scan, nothing el
 """
 import argparse
 import json
+import lzma
 import math
 import os
 import statistics
@@ -90,9 +98,17 @@ def set_limits(w, mode):
     return w
 
 
-def simulate(sim, costs, path, arm, tmp):
+def start_flags(arm, range_start):
+    """The --range-start an arm is simulated with (none for rigid, whose jobs have no range)."""
+    if arm == "rigid":
+        return []
+    return ["--range-start", "guarded" if arm == "malleable_rule" else range_start]
+
+
+def simulate(sim, costs, path, arm, tmp, range_start="guarded"):
     out = os.path.join(tmp, f"m-{arm}.json")
-    r = subprocess.run([sim, "--workload", path, "--costs", costs, *COMMON, *ARMS[arm], "--out", out],
+    r = subprocess.run([sim, "--workload", path, "--costs", costs, *COMMON, *ARMS[arm],
+                        *start_flags(arm, range_start), "--out", out],
                        capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"{arm}: {r.stderr.strip()}")
@@ -118,7 +134,7 @@ def scan(a):
                 json.dump(wl, open(path, "w"))
                 row = {"first": first, "seed": seed, "jobs": a.jobs, "malleable": sum(j["malleable"] for j in wl["jobs"])}
                 for arm in ARMS:
-                    m = simulate(a.sim, costs, path, arm, tmp)
+                    m = simulate(a.sim, costs, path, arm, tmp, a.range_start)
                     row[f"{arm}_turnaround_s"] = m["mean_turnaround_s"]
                     row[f"{arm}_wait_s"] = m["mean_wait_s"]
                     if arm == "rigid":
@@ -132,8 +148,9 @@ def scan(a):
 
 
 def read_scan(path):
+    """A scan as scan writes it, plain or xz-packed (NAME.tsv.xz: how docs/data keeps one)."""
     rows = []
-    with open(path) as f:
+    with (lzma.open(path, "rt") if path.endswith(".xz") else open(path)) as f:
         head = f.readline().rstrip("\n").split("\t")
         if head != COLS:
             sys.exit(f"slice_scan: {path} is not a scan of this version (its columns: {head[:4]}...)")
@@ -196,7 +213,11 @@ def pick(a):
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     print("| largest gain " + fmt.format(**gain))
     print(("| no difference " if holds else "| nearest 1.0 (none holds 1.0) ") + fmt.format(**same))
-    el = [w for w in ws if w["eligible"]]
+    named = {w["first"]: w for w in ws}
+    for first in a.window:
+        if first not in named:
+            sys.exit(f"slice_scan pick: no window starts at kept job {first} in {a.scan}")
+        print("| named (--window) " + fmt.format(**named[first]))
     q = lambda xs: statistics.quantiles(xs, n=4) if len(xs) > 1 else [xs[0]] * 3  # noqa: E731
     g, g0 = q([w["gain"] for w in el]), q([w["gain_norule"] for w in el])
     print()
@@ -233,10 +254,14 @@ def main(argv=None):
     s.add_argument("--lo", type=float, default=10.0)
     s.add_argument("--hi", type=float, default=120.0)
     s.add_argument("--limits", choices=("log", "loose"), default="log")
+    s.add_argument("--range-start", choices=("guarded", "slurm"), default="guarded",
+                   help="how a job of a range starts below its top in the arms but the rule's")
     p = sub.add_parser("pick")
     p.add_argument("scan")
     p.add_argument("--max-makespan", type=float, default=1800.0)
     p.add_argument("--md", action="store_true", help="also every eligible window")
+    p.add_argument("--window", type=int, nargs="*", default=[],
+                   help="also these windows' rows (by first kept job), eligible or not")
     a = ap.parse_args(argv)
     if a.cmd == "scan":
         if a.nodes < 1 or a.jobs < 60 or a.skip < 0 or a.stride < 0 or not (0 < a.lo < a.hi):
