@@ -99,8 +99,8 @@ std::int64_t BackgroundResize::post_moves(std::vector<Registered>& mats, int ran
     sent += mp.sent_bytes();
     std::int64_t ldb = 1;
     void* staged = r.stage(staged_elements(lb, rank, ldb));
-    const bool in_old = have_old && r.desc[1] >= 0;
-    b.moves.ex->add(std::move(mp.plan), in_old ? r.data() : nullptr, in_old ? leading_dimension(la, rank) : 1, staged, ldb, r.mat().type);
+    const bool in_old = have_old && r.context() >= 0;  // its buffer holds its part on the old grid
+    b.moves.ex->add(std::move(mp.plan), in_old ? r.data() : nullptr, in_old ? r.lld() : 1, staged, ldb, r.mat().type);
     r.moved_in_background = true;
   }
   // Everything posted at once (no budget, no window): what overlapping wants; the helper

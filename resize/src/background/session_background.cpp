@@ -82,9 +82,10 @@ void detail::BackgroundResize::post_all(std::vector<Registered>& mats) {
 
 namespace {
 // RESIZE_CHECK_CONSTANT=1: the checksum of a matrix's local elements (of none unless it is
-// constant and this process holds part of it).
-std::uint64_t constant_checksum(const Registered& r) {
-  const std::size_t n = r.constant && r.desc && r.desc[1] >= 0 ? detail::local_elements(r.desc) : 0;
+// constant and this process, world rank `rank`, holds part of it).
+std::uint64_t constant_checksum(const Registered& r, int rank) {
+  const std::size_t n = r.constant && !r.mat().extended() && r.context() >= 0 && r.layout()
+                            ? detail::descriptor_elements(*r.layout(), rank) : 0;
   return checksum(r.data(), n * scalar_bytes(r.mat().type));
 }
 
@@ -170,7 +171,7 @@ RemapResult BackgroundPart::begin_background(const Decision& d, const Grid& targ
   if (expanding) state = pack_state();  // the application's state at the begin point
   b->helper.hold = fault::armed(gs.cfg.session.fault, fault::Point::HoldBackground).has_value();
   if (gs.cfg.session.check_constant)
-    for (const auto& r : gs.registry.mats) b->digest.push_back(constant_checksum(r));
+    for (const auto& r : gs.registry.mats) b->digest.push_back(constant_checksum(r, job.rank()));
   const int nnew = expanding ? std::max(0, target.size() - job.size()) : 0;
   const bool spawn_in_helper = expanding && in_thread;
   if (expanding && !in_thread) {
@@ -241,9 +242,9 @@ std::optional<RemapResult> BackgroundPart::decide_during_background(const Decisi
 namespace {
 // RESIZE_CHECK_CONSTANT=1: 1 + the index of the first constant matrix whose checksum
 // differs from the begin point's (`digest`), or 0.
-int changed_constant(const std::vector<Registered>& mats, const std::vector<std::uint64_t>& digest) {
+int changed_constant(const std::vector<Registered>& mats, const std::vector<std::uint64_t>& digest, int rank) {
   for (std::size_t k = 0; k < digest.size(); ++k)
-    if (constant_checksum(mats[k]) != digest[k]) return static_cast<int>(k) + 1;
+    if (constant_checksum(mats[k], rank) != digest[k]) return static_cast<int>(k) + 1;
   return 0;
 }
 
@@ -312,7 +313,7 @@ double wait_and_check(BackgroundResize& b, GridSwitch gs, int iteration, double 
   // world: BLACS's globals change here, on the main thread, between iterations.
   if (b.helper.spawn_threaded)
     or_session_error("background expansion: ", [] { return blacs_dyn::World::publish_background(); });
-  bad = changed_constant(gs.registry.mats, b.digest);
+  bad = changed_constant(gs.registry.mats, b.digest, gs.job.rank());
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, job.world);
   // The background's bytes: the senders are the old world's ranks (newcomers only receive).
   MPI_Allreduce(MPI_IN_PLACE, &b.moves.bytes, 1, MPI_INT64_T, MPI_SUM, job.world);

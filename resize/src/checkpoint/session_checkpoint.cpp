@@ -37,13 +37,13 @@ CheckpointMatrix describe(const Registered& r, const blacs_dyn::Grid& grid, int 
   // the matrix on its grid: its layout since its last placement
   c.layout = r.layout() ? *r.layout() : r.mat().layout_on(g.nprow, g.npcol, g.ranks);
   if (!c.layout.coords_of(rank, c.pr, c.pc)) c.pr = c.pc = -1;
-  if (r.mat().extended()) {
-    c.lld = *r.lld;
-  } else {
+  // its buffer's leading dimension: held since its placement (else by the one rule,
+  // parts/descriptor.hpp)
+  c.lld = r.layout() || r.mat().extended() ? r.lld() : detail::leading_dimension(c.layout, rank);
+  if (!r.mat().extended()) {
     // the record's blocks on this grid, as the descriptor has them
     c.spec.mb = r.mat().row_block_on(c.layout.nprow);
     c.spec.nb = r.mat().col_block_on(c.layout.npcol);
-    c.lld = detail::leading_dimension(c.layout, rank);  // its buffer's, by the one rule (parts/descriptor.hpp)
   }
   if (c.pr < 0) c.local = nullptr;
   return c;

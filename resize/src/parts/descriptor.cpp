@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// A block-cyclic matrix's ScaLAPACK descriptor from its record and its layout (descriptor.hpp).
+// A matrix's placement on its grid and the ScaLAPACK descriptor derived from its form (descriptor.hpp).
 #include "parts/descriptor.hpp"
 
 #include <algorithm>
@@ -29,7 +29,16 @@ int narrow(std::int64_t v, const redist::MatrixSpec& mat, const char* what) {
 }
 }  // namespace
 
-std::array<int, 9> descriptor(const redist::MatrixSpec& mat, const redist::Layout* on, int context, int rank) {
+Placement placement(const redist::MatrixSpec& mat, const redist::Layout& l, int context, int rank) {
+  int pr = -1, pc = -1;
+  if (!l.coords_of(rank, pr, pc)) return {};
+  const std::int64_t ld = leading_dimension(l, rank);
+  if (mat.extended()) return {context, static_cast<int>(ld)};
+  narrow(mat.m, mat, "row count");  // the descriptor's first complaint where both are too large
+  return {context, narrow(ld, mat, "local row count")};
+}
+
+std::array<int, 9> descriptor(const redist::MatrixSpec& mat, const redist::Layout* on, Placement p) {
   if (mat.extended())
     throw Error("matrix '" + mat.name + "' has per-process block sizes (an extended descriptor): no ScaLAPACK "
                 "descriptor describes it");
@@ -37,10 +46,12 @@ std::array<int, 9> descriptor(const redist::MatrixSpec& mat, const redist::Layou
   if (!on) return {1, -1, m, n, narrow(mat.mb, mat, "row block"), narrow(mat.nb, mat, "column block"), 0, 0, 1};
   const int mb = narrow(mat.row_block_on(on->nprow), mat, "row block");
   const int nb = narrow(mat.col_block_on(on->npcol), mat, "column block");
-  int pr = -1, pc = -1;
-  if (!on->coords_of(rank, pr, pc)) return {1, -1, m, n, mb, nb, on->rsrc, on->csrc, 1};
-  const int lld = narrow(leading_dimension(*on, rank), mat, "local row count");
-  return {1, context, m, n, mb, nb, on->rsrc, on->csrc, lld};
+  return {1, p.context, m, n, mb, nb, on->rsrc, on->csrc, p.lld};
+}
+
+std::array<int, 9> descriptor(const redist::MatrixSpec& mat, const redist::Layout* on, int context, int rank) {
+  if (!on || mat.extended()) return descriptor(mat, on, Placement{});
+  return descriptor(mat, on, placement(mat, *on, context, rank));
 }
 
 std::size_t descriptor_elements(const redist::Layout& on, int rank) {

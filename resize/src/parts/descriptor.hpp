@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// A registered matrix on its grid is its record (redist::MatrixSpec) and its layout there
-// (redist::Layout); the ScaLAPACK descriptor that an application, PBLAS or PDGEMR2D reads
-// is derived from the two by the one function here, whenever the session places a matrix
-// (Registered::place, registry.hpp) and where it hands a descriptor out (make_desc).
+// A registered matrix on its grid is its record (redist::MatrixSpec) and its form there:
+// {its layout (redist::Layout), the grid's BLACS context, its leading dimension} (the last
+// two a Placement, held in the matrix's state: resize/matrix.hpp's MatrixState). The
+// ScaLAPACK descriptor that an application, PBLAS or PDGEMR2D reads is derived from the
+// form by the one function here, at the edge: where the session hands the application its
+// descriptor (Registered::publish, registry.hpp; make_desc) and where PDGEMR2D is called.
 // Pure (resize_core): no BLACS call, the context is the caller's.
 #pragma once
 
@@ -24,13 +26,28 @@ std::pair<std::int64_t, std::int64_t> local_extent(const redist::Layout& l, int 
 // the session stages, an extended matrix's lld() and the moves' source all read it.
 std::int64_t leading_dimension(const redist::Layout& l, int rank);
 
-// The descriptor of block-cyclic matrix `mat` laid out as `on`: {1, CTXT, M, N, MB, NB,
-// RSRC, CSRC, LLD}, with MB x NB the record's blocks on on's grid, RSRC and CSRC on's
-// first process row and column (on.rsrc, on.csrc), CTXT `context` where `rank` has a
-// place in `on` and -1 elsewhere (what PDGEMR2D asks of a process outside a grid), LLD
-// leading_dimension(on, rank). Without a layout (registered, not placed
-// yet, or a newcomer before its first move): off every grid with the record's MB x NB.
+// A matrix's form on its grid besides its layout, on one rank: the grid's BLACS context
+// where the rank has a place in the layout (-1 elsewhere: what PDGEMR2D asks of a process
+// outside a grid) and its local buffer's leading dimension (leading_dimension; 1 without
+// a place).
+struct Placement {
+  int context = -1;
+  int lld = 1;
+};
+
+// `mat` laid out as `l` on this `rank`, `context` the grid's context here. Throws
+// resize::Error where a block-cyclic matrix's leading dimension does not fit a ScaLAPACK
+// descriptor's int.
+Placement placement(const redist::MatrixSpec& mat, const redist::Layout& l, int context, int rank);
+
+// The descriptor of block-cyclic matrix `mat` in the form {on, p.context, p.lld}: {1,
+// CTXT, M, N, MB, NB, RSRC, CSRC, LLD}, with MB x NB the record's blocks on on's grid,
+// RSRC and CSRC on's first process row and column (on.rsrc, on.csrc), CTXT p.context,
+// LLD p.lld. Without a layout (registered, not placed yet, or a newcomer before its first
+// move): off every grid ({-1, 1}) with the record's MB x NB and source (0, 0).
 // Throws resize::Error for an extended-descriptor matrix (no descriptor describes it).
+std::array<int, 9> descriptor(const redist::MatrixSpec& mat, const redist::Layout* on, Placement p);
+// The same of `mat` laid out as `on` on this `rank` (the placement computed here).
 std::array<int, 9> descriptor(const redist::MatrixSpec& mat, const redist::Layout* on, int context, int rank);
 
 // The local buffer such a descriptor's matrix needs on `rank`: LLD x max(1, local

@@ -151,8 +151,9 @@ void GridSwitch::desc_for(const redist::MatrixSpec& mat, const blacs_dyn::Grid& 
   std::copy(v.begin(), v.end(), d);
 }
 
-// The local buffer a descriptor needs on this process (Session::local_size, public, for
-// Session::make_desc's descriptors; and every buffer the grid switch stages from desc_for's).
+// The local buffer an application's descriptor needs on this process (Session::local_size,
+// public, for Session::make_desc's descriptors: the C/Fortran edge, read from the caller's
+// descriptor; the session's own matrices size theirs from their layouts).
 std::size_t detail::local_elements(const int* desc) {
   if (desc[1] < 0) return 0;
   int nprow = 0, npcol = 0, myrow = 0, mycol = 0;
@@ -274,7 +275,8 @@ void GridSwitch::move_together(const blacs_dyn::Grid& from, const blacs_dyn::Gri
 
 // One matrix's move: from its layout on the current grid (kept since its last placement;
 // from its record where a shrink dropped it) to its record's layout on `to`, a
-// block-cyclic matrix's descriptors derived from the two.
+// block-cyclic matrix's form on both (context and leading dimension: the source's its
+// buffer's, held since its placement).
 GridSwitch::MovePart GridSwitch::move_part(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to) const {
   MovePart p;
   p.r = &r;
@@ -285,8 +287,9 @@ GridSwitch::MovePart GridSwitch::move_part(Registered& r, const blacs_dyn::Grid&
     const auto [br, bc] = local_dims(p.lb);
     p.new_elements = static_cast<std::size_t>(br * bc);
   } else {
-    p.da = detail::descriptor(r.mat(), &p.la, context_of(from), job.rank());  // LLD: its buffer's, by the one rule
-    p.db = detail::descriptor(r.mat(), &p.lb, p.to_context, job.rank());
+    p.pa = detail::placement(r.mat(), p.la, context_of(from), job.rank());
+    if (r.layout() && p.pa.context >= 0) p.pa.lld = r.lld();  // placed as la: its buffer's, held
+    p.pb = detail::placement(r.mat(), p.lb, p.to_context, job.rank());
     p.new_elements = detail::descriptor_elements(p.lb, job.rank());
   }
   const auto [ar, ac] = local_dims(p.la);
@@ -341,9 +344,9 @@ std::int64_t GridSwitch::move_batch(std::vector<MovePart>& parts, std::size_t be
       const auto [ar, ac] = local_dims(p.la);
       const auto [br, bc] = local_dims(p.lb);
       const bool blocks = r.mat().extended();
-      const bool has_a = blocks ? ar * ac > 0 : p.da[1] >= 0, has_b = blocks ? br * bc > 0 : p.db[1] >= 0;
-      const std::int64_t lda = blocks ? std::max<std::int64_t>(1, ar) : has_a ? p.da[8] : 1;
-      const std::int64_t ldb = blocks ? std::max<std::int64_t>(1, br) : has_b ? p.db[8] : 1;
+      const bool has_a = blocks ? ar * ac > 0 : p.pa.context >= 0, has_b = blocks ? br * bc > 0 : p.pb.context >= 0;
+      const std::int64_t lda = blocks ? std::max<std::int64_t>(1, ar) : has_a ? p.pa.lld : 1;
+      const std::int64_t ldb = blocks ? std::max<std::int64_t>(1, br) : has_b ? p.pb.lld : 1;
       batch.add(p.la, has_a ? r.data() : nullptr, lda, p.lb, has_b ? nbuf[k - begin] : nullptr, ldb, r.mat().type,
                 job.size(), job.rank());
     }
@@ -396,7 +399,8 @@ void GridSwitch::move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::G
       continue;
     }
     const MovePart p = move_part(r, from, to);
-    std::array<int, 9> da = p.da, db = p.db;
+    // PDGEMR2D's descriptors: the edge, derived from the form on each grid
+    std::array<int, 9> da = detail::descriptor(r.mat(), &p.la, p.pa), db = detail::descriptor(r.mat(), &p.lb, p.pb);
     void* nbuf = r.stage(p.new_elements);
     const detail::DescriptorMove mv{.type = r.mat().type, .a = r.data(), .desca = da.data(), .b = nbuf,
                                     .descb = db.data(), .grid_a = &from_shape, .grid_b = &to_shape};
@@ -507,8 +511,8 @@ std::int64_t GridSwitch::total_bytes() const {
 // Same blocks and buffers on the session's grid made anew (after the world changed under
 // them: a new context, the ranks renumbered, as a respawn's newcomers are): a matrix laid
 // out on a grid of this shape is placed again with the grid's ranks, so that its kept
-// layout, the next move's source, names them; any other keeps its layout, its
-// descriptor the new context.
+// layout, the next move's source, names them; any other keeps its layout and takes the
+// new context.
 void GridSwitch::relabel_descs() {
   const int ctx = context_of(job.grid);
   for (auto& r : registry.mats) {
@@ -517,8 +521,8 @@ void GridSwitch::relabel_descs() {
       r.place(redist::Layout::from_blocks(l->row_blocks, l->col_blocks, l->nprow, l->npcol, l->rsrc, l->csrc,
                                           job.shape.rank_map()),
               ctx, job.rank());
-    } else if (r.desc) {
-      r.desc[1] = ctx;
+    } else {
+      r.recontext(ctx);
     }
   }
 }

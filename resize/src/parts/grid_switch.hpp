@@ -138,12 +138,12 @@ struct GridSwitch {
   redist::Layout layout_of(const Registered& r, const Grid& g) const;
 
  private:
-  // One matrix of move_together: its layouts (and descriptors) on both grids and the bytes
-  // of its old and new buffers on this process.
+  // One matrix of move_together: its layouts (and a block-cyclic one's form: context and
+  // leading dimension) on both grids and the bytes of its old and new buffers on this process.
   struct MovePart {
     Registered* r = nullptr;
     redist::Layout la, lb;
-    std::array<int, 9> da{}, db{};  // block-cyclic: the descriptors derived from la and lb
+    detail::Placement pa, pb;             // block-cyclic: the rest of its form on la's and lb's grids
     int to_context = -1;            // the new grid's context here (-1 outside it)
     std::size_t new_elements = 0;
     std::int64_t old_bytes = 0, new_bytes = 0;

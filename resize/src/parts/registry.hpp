@@ -51,42 +51,68 @@ inline redist::BlockRule block_rule(std::function<void(const Grid&, std::vector<
 // that hold its elements on this process.
 struct Registered {
   Registered() : state(std::make_shared<detail::MatrixState>()) {}
-  // Registered through a handle: the state the handle reads (desc and lld point into it).
+  // Registered through a handle: the state the handle reads (app_desc points into it).
   explicit Registered(std::shared_ptr<detail::MatrixState> st) : state(std::move(st)) {}
   // Its record, the session's one (in the state a handle shares), and its layout on the
   // current grid (none before its first placement): the matrix on its grid is these two.
   redist::MatrixSpec& mat() { return state->mat; }
   const redist::MatrixSpec& mat() const { return state->mat; }
   const std::optional<redist::Layout>& layout() const { return state->layout; }
-  // What the application reads, derived from the two by place(): a block-cyclic matrix's
-  // ScaLAPACK descriptor (the handle's, or the caller's array of the C API), an
-  // extended-descriptor matrix's leading dimension.
-  int* desc = nullptr;                 // its ScaLAPACK descriptor (none: an extended-descriptor matrix)
+  // The rest of its form on the current grid: the grid's BLACS context here (-1: no place
+  // on it) and its local buffer's leading dimension, set with the layout by place().
+  int context() const { return state->context; }
+  int lld() const { return state->lld; }
+  // Where the application reads the form, derived from it by publish(): a block-cyclic
+  // matrix's ScaLAPACK descriptor (the handle's, or the caller's array of the C API), an
+  // extended-descriptor matrix's leading dimension (the caller's int of the C API; a
+  // handle reads the state's). Written, never read, by the library.
+  int* app_desc = nullptr;             // its ScaLAPACK descriptor (none: an extended-descriptor matrix)
   std::unique_ptr<detail::Storage> store;
-  int* lld = nullptr;                  // its leading dimension, for the application
+  int* app_lld = nullptr;              // its leading dimension, for the application
   // Background resizes: constant between remap points (Session::mark_constant), so a resize may move
   // it in the background; `moved_in_background`: its staged buffer already holds its data
   // on the target grid (move_all commits it instead of moving it).
   bool constant = false;
   bool moved_in_background = false;
-  // The matrix placed as `l` (its buffer already sized for it): the layout kept, and what
-  // the application reads derived from it on `rank`: the descriptor (detail::descriptor,
-  // context `context` where the rank has a place), or the extended matrix's leading
-  // dimension (its local rows, at least 1). Its handle's cached index map is rebuilt.
+  // The matrix placed as `l` (its buffer already sized for it): its form there, {l, the
+  // grid's context `context` where `rank` has a place, its leading dimension (its local
+  // rows, at least 1)}, kept and published. Its handle's cached index map is rebuilt.
   void place(redist::Layout l, int context, int rank) {
-    if (mat().extended()) {
-      if (lld) *lld = static_cast<int>(detail::leading_dimension(l, rank));
-    } else if (desc) {
-      const std::array<int, 9> d = detail::descriptor(mat(), &l, context, rank);
-      std::copy(d.begin(), d.end(), desc);
-    }
+    const detail::Placement p = detail::placement(mat(), l, context, rank);
+    state->context = p.context;
+    state->lld = p.lld;
     relayout(std::move(l));
+    publish();
   }
   // The same placement described anew (the ranks renumbered after a shrink: the
-  // descriptor's context follows when the grid is made again).
+  // context follows when the grid is made again, recontext).
   void relayout(redist::Layout l) {
     state->layout = std::move(l);
     ++state->blocks_version;
+  }
+  // The grid made anew under the same placement: its context here (-1 off it), the
+  // application's descriptor told so.
+  void recontext(int context) {
+    state->context = context;
+    if (app_desc) app_desc[1] = context;
+  }
+  // Not placed on any grid (a newcomer before its first move): no layout, no context, the
+  // application's descriptor off every grid with the record's blocks.
+  void unplace() {
+    state->layout.reset();
+    state->context = -1;
+    state->lld = 1;
+    publish();
+  }
+  // The form written where the application reads it (descriptor.hpp derives the descriptor).
+  void publish() const {
+    if (mat().extended()) {
+      if (app_lld) *app_lld = state->lld;
+    } else if (app_desc) {
+      const std::array<int, 9> d = detail::descriptor(mat(), state->layout ? &*state->layout : nullptr,
+                                                      detail::Placement{state->context, state->lld});
+      std::copy(d.begin(), d.end(), app_desc);
+    }
   }
   // Not laid out on the current grid (the next move lays it out from its record).
   void drop_layout() { state->layout.reset(); }

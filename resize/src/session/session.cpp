@@ -239,7 +239,7 @@ Registered uniform_registration(const std::string& name, int m, int n, int mb, i
   if (!desc) throw Error("register_matrix " + name + ": desc must not be null");
   Registered r;
   r.mat().name = name;
-  r.desc = desc;
+  r.app_desc = desc;
   r.mat().dist = dist;
   r.mat().m = m;
   r.mat().n = n;
@@ -269,7 +269,7 @@ void Session::register_blocks(const std::string& name, int m, int n, BlockSizes 
   r.mat().n = n;
   r.mat().dist = Distribution::Extended;
   r.mat().sizes = detail::block_rule(std::move(sizes));
-  r.lld = lld;
+  r.app_lld = lld;
   impl_->registry.mats.push_back(std::move(r));
 }
 

@@ -104,10 +104,8 @@ void adopt_matrices(MatrixRegistry& reg, const ExpansionState& st) {
                   " in the job, this process registered " + detail::scalar_name(m.mat().type));
     m.constant = j.constant;  // Background resizes: the job's constant matrices
     m.store->clear();
-    if (!m.desc) continue;
     // Off the old grid: the descriptor PDGEMR2D expects from a non-member.
-    const std::array<int, 9> off = detail::descriptor(m.mat(), nullptr, -1, 0);
-    std::copy(off.begin(), off.end(), m.desc);
+    if (!m.mat().extended()) m.unplace();
   }
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Matrices registered through a handle (Session::register_matrix<T>, matrix.hpp): the
-// registry entry's MatrixState (its description and its descriptor) is the handle's;
-// the entry's descriptor and leading dimension point into it and an OwnedStorage
-// publishes the buffer there.
+// registry entry's MatrixState (its record and its form on the grid) is the handle's;
+// the entry publishes the handle's descriptor into it and an OwnedStorage publishes the
+// buffer there.
 #include "session/session_impl.hpp"
 #include "session/cached_map.hpp"
 #include "session/shared_alloc.hpp"
@@ -71,6 +71,14 @@ void MatrixState::not_owner(int i, int j) const {
               " (" + where + "); ask owns(i, j) first");
 }
 
+int MatrixState::row_block() const {
+  return static_cast<int>(layout ? mat.row_block_on(layout->nprow) : mat.mb);
+}
+
+int MatrixState::col_block() const {
+  return static_cast<int>(layout ? mat.col_block_on(layout->npcol) : mat.nb);
+}
+
 void MatrixState::no_desc() const {
   throw Error("matrix '" + mat.name +
               "' has per-process block sizes (an extended descriptor): no ScaLAPACK descriptor describes it; "
@@ -98,13 +106,12 @@ Matrix<T> Session::register_handle(const std::string& name, int m, int n, int mb
   st->mat.dist = extended ? Distribution::Extended : dist;
   st->mat.type = detail::scalar_of<T>();
   if (extended) st->mat.sizes = detail::block_rule(std::move(sizes));
-  if (!extended) st->desc = detail::descriptor(st->mat, nullptr, -1, 0);  // off every grid until start
   st->session = this;
   Registered r(st);
-  if (extended)
-    r.lld = &st->lld;
-  else
-    r.desc = st->desc.data();
+  if (!extended) {
+    r.app_desc = st->desc.data();
+    r.publish();  // off every grid until start
+  }
   r.store = std::make_unique<OwnedStorage<T>>(st, impl_->cfg.session.hugepages, shared_alloc(impl_->cfg.session));
   impl_->registry.mats.push_back(std::move(r));
   return Matrix<T>(std::move(st));

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The one derivation of a block-cyclic matrix's ScaLAPACK descriptor from its record and
-// its layout (resize/src/parts/descriptor.hpp), against ScaLAPACK's own rule for the local
-// rows (NUMROC, written out here) on every process of several grids. No MPI.
+// its form on a grid, {layout, context, leading dimension} (resize/src/parts/descriptor.hpp),
+// against ScaLAPACK's own rule for the local rows (NUMROC, written out here) on every
+// process of several grids. No MPI.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,8 @@
 using resize::detail::descriptor;
 using resize::detail::descriptor_elements;
 using resize::detail::leading_dimension;
+using resize::detail::Placement;
+using resize::detail::placement;
 
 namespace {
 // ScaLAPACK's NUMROC(N, NB, IPROC, ISRCPROC, NPROCS).
@@ -89,6 +92,31 @@ TEST(Descriptor, ABlockDistributionsBlocksFollowTheGrid) {
   EXPECT_EQ(d[4], mat.row_block_on(3));
   EXPECT_EQ(d[5], mat.col_block_on(2));
   EXPECT_EQ(d[8], numroc(100, d[4], 0, 3));
+}
+
+// The form besides the layout: the context where the rank has a place (-1 elsewhere) and
+// the leading dimension by the one rule; the descriptor carries the form's context and
+// leading dimension as given (the session's held ones), its shape, blocks and source from
+// the record and the layout.
+TEST(Descriptor, ThePlacementIsTheFormBesidesTheLayoutAndTheDescriptorCarriesIt) {
+  const redist::MatrixSpec mat = redist::MatrixSpec::block_cyclic(100, 37, 8, 5);
+  const redist::Layout l = redist::Layout::block_cyclic(100, 37, 8, 5, 3, 4, 1, 2);
+  for (int rank = 0; rank < 12; ++rank) {
+    const Placement p = placement(mat, l, 9, rank);
+    EXPECT_EQ(p.context, 9);
+    EXPECT_EQ(p.lld, leading_dimension(l, rank));
+    EXPECT_EQ(descriptor(mat, &l, p), descriptor(mat, &l, 9, rank));
+  }
+  const Placement off = placement(mat, l, 9, 12);
+  EXPECT_EQ(off.context, -1);
+  EXPECT_EQ(off.lld, 1);
+  // a held leading dimension larger than the local rows (a buffer with padding) is the
+  // descriptor's, not recomputed from the layout
+  const std::array<int, 9> padded{1, 4, 100, 37, 8, 5, 1, 2, 64};
+  EXPECT_EQ(descriptor(mat, &l, Placement{4, 64}), padded);
+  // without a layout the form says nothing: off every grid with the record's blocks
+  const std::array<int, 9> none{1, -1, 100, 37, 8, 5, 0, 0, 1};
+  EXPECT_EQ(descriptor(mat, nullptr, Placement{4, 64}), none);
 }
 
 TEST(Descriptor, AnExtendedMatrixHasNoneAndSaysSo) {

@@ -131,22 +131,28 @@ class CachedMap;  // the index maps' cache (the library's resize/src/session/cac
 
 // A registered matrix's state in the session's registry entry, shared with its handle
 // where it has one: its record (`mat`, redist::MatrixSpec: name, element type, shape,
-// distribution and blocks), an extended-descriptor matrix's layout on the current grid and
-// what the application reads on this process besides (the ScaLAPACK descriptor, the local
-// buffer and its leading dimension). The session writes it at start, join and resizes.
+// distribution and blocks) and its form on the current grid, {layout, context, lld}, from
+// which the session derives what the application reads (the ScaLAPACK descriptor) besides
+// the local buffer. The session writes it at start, join and resizes.
 struct MatrixState {
   redist::MatrixSpec mat;                    // name, type, shape, distribution, blocks
   // The layout on the current grid (none before the first placement), the source of the
   // next move: kept because a regrid may change the powers an extended matrix's block
   // sizes follow (not its rule again); that handle reads its block sizes from it.
   std::optional<redist::Layout> layout;
-  std::array<int, 9> desc{};                 // block-cyclic: the current descriptor, derived from
-                                             // mat and layout at each placement
-  int lld = 1;                               // extended: the local buffer's leading dimension
+  int context = -1;                          // the grid's BLACS context here (-1: no place on it)
+  int lld = 1;                               // the local buffer's leading dimension
+  // Block-cyclic: the handle's ScaLAPACK descriptor, the application's copy (its edge):
+  // written from the form at each placement, never read by the library.
+  std::array<int, 9> desc{};
   void* data = nullptr;                      // the local buffer (owned by the session)
   std::size_t elements = 0;                  // its length
   std::uint64_t blocks_version = 0;          // bumped when the session rewrites layout
   const Session* session = nullptr;          // null once the session is gone (or no handle)
+  // A block-cyclic matrix's blocks on the current grid (the record's before the first
+  // placement): MB and NB of its descriptor.
+  int row_block() const;
+  int col_block() const;
   // An extended-descriptor matrix's block sizes on the current grid (empty before its
   // first layout and for a block-cyclic matrix).
   std::vector<std::int64_t> row_blocks() const {
@@ -198,15 +204,15 @@ class Matrix {
   // remap point (the session owns and reallocates it).
   T* data() { return static_cast<T*>(st_->data); }
   const T* data() const { return static_cast<const T*>(st_->data); }
-  int lld() const { return extended() ? st_->lld : st_->desc[8]; }
+  int lld() const { return st_->lld; }
   std::size_t size() const { return st_->elements; }  // buffer length (>= lld x local_cols)
   int local_rows() const { return map().local_rows(); }
   int local_cols() const { return map().local_cols(); }
   // Block sizes: MB x NB (block-cyclic) or, for an extended descriptor, the size of the
   // row block of every process row and the column block of every process column (a copy,
   // read from the matrix's layout on the current grid: empty for a block-cyclic matrix).
-  int mb() const { return extended() ? 0 : st_->desc[4]; }
-  int nb() const { return extended() ? 0 : st_->desc[5]; }
+  int mb() const { return extended() ? 0 : st_->row_block(); }
+  int nb() const { return extended() ? 0 : st_->col_block(); }
   std::vector<std::int64_t> row_blocks() const { return st_->row_blocks(); }
   std::vector<std::int64_t> col_blocks() const { return st_->col_blocks(); }
 
