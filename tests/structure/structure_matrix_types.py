@@ -20,6 +20,9 @@
   at that path. A type that repeats a description instead of holding one of the listed
   (a Layout, the session's MatrixSpec) fails, as does a list that grows past MAX_TYPES.
 
+  The matrix forms (a matrix on its grid: a shape, blocks and a grid or a context, by what
+  a type holds) are counted by structure_matrix_forms.py, run with this rule.
+
 Usage (through check-structure.py): --matrix-types [source-dir],
 --matrix-types-mutation [source-dir].
 """
@@ -27,6 +30,8 @@ import os
 import re
 import shutil
 import tempfile
+
+import structure_matrix_forms
 
 from structure_walk import source_files
 
@@ -37,7 +42,7 @@ EXTS = (".cpp", ".hpp", ".h", ".c")
 LIST = os.path.join("tests", "structure", "matrix-types.txt")
 MAX_TYPES = 4
 PASS_MESSAGE = (f"every type describing a matrix is one of the {MAX_TYPES} or fewer of "
-                "tests/structure/matrix-types.txt")
+                "tests/structure/matrix-types.txt; " + structure_matrix_forms.PASS_MESSAGE)
 # The roles of a pair of data members (row, column), as their names say them: a global
 # shape, blocks, a process grid. A pair matches when both names fit and share the prefix.
 PAIRS = {
@@ -52,7 +57,7 @@ BLOCK_TYPES = {"BlockSizes"}
 # Types whose members are not read by name: one-dimensional index maps (an Axis views a
 # Layout's row or column side; holding two is an index map, not a second description).
 VIEW_TYPES = {"Axis"}
-HEAD = re.compile(r"(?:^|[;{}])\s*(?:typedef\s+)?(?:template\s*<[^{};]*>\s*)?(struct|class)\s+"
+HEAD = re.compile(r"(?:^|[;{}]|\b(?:public|private|protected)\s*:)\s*(?:typedef\s+)?(?:template\s*<[^{};]*>\s*)?(struct|class)\s+"
                   r"(?:\[\[[^\]]*\]\]\s*)?(?:alignas\s*\([^)]*\)\s*)?(\w+)\s*(?:final\s*)?(?::[^{;]*)?\{")
 NOT_DATA = re.compile(r"^(using|typedef|friend|static|enum|struct|class|union|template|static_assert|"
                       r"public|private|protected|namespace|return)\b")
@@ -201,7 +206,7 @@ def problems(root):
     for name, path, _, k in entries:
         if (name, path) not in present:
             out.append(f"{LIST}:{k}: {name} is not a matrix-describing type of {path} (gone or moved: update the list)")
-    return out
+    return out + structure_matrix_forms.problems(root)
 
 
 def mutation(root):
@@ -214,6 +219,7 @@ def mutation(root):
                 shutil.copytree(src, os.path.join(tmp, part), ignore=shutil.ignore_patterns("build*"))
         os.makedirs(os.path.join(tmp, "tests", "structure"))
         shutil.copy(os.path.join(root, LIST), os.path.join(tmp, LIST))
+        shutil.copy(os.path.join(root, structure_matrix_forms.FORMS), os.path.join(tmp, structure_matrix_forms.FORMS))
         clean = problems(tmp)
         if clean:
             print("matrix-types mutation: the copied tree fails already:", clean)
@@ -234,6 +240,7 @@ def mutation(root):
             else:
                 with open(path, "w", encoding="utf-8") as f:
                     f.write(before)
+            return hit == caught
 
         # A fifth description, as the gridmap and checkpoint ones were: m, n, mb, nb...
         shape = ("\nnamespace gridmap {\nstruct PlannedMatrix {\n  std::int64_t m = 0, n = 0;\n"
@@ -276,5 +283,7 @@ def mutation(root):
                 f"at most {MAX_TYPES}", "a fifth entry on the list")
         # An entry without its role.
         planted(LIST, lambda t: t + "Layout\n", "expected `Name path  role`", "an entry without its role")
+        # The matrix forms' breaches (structure_matrix_forms.py), on the same copy.
+        ok = structure_matrix_forms.mutation(planted) and ok
     print("check-structure --matrix-types-mutation:", "PASS" if ok else "FAILED")
     return ok
