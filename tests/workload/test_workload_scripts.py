@@ -515,7 +515,7 @@ class LimitExtensions(unittest.TestCase):
 
 class SliceScan(unittest.TestCase):
     def row(self, first, seed, rigid_wait, rigid_run, makespan, moldable, moldable_max, rule, norule):
-        r = {c: 0.0 for c in slice_scan.COLS}
+        r = {c: (0 if c.endswith("_killed") else 0.0) for c in slice_scan.COLS}
         r.update(first=first, seed=seed, jobs=60, malleable=30, rigid_run_s=rigid_run, rigid_makespan_s=makespan,
                  rigid_turnaround_s=rigid_wait + rigid_run, rigid_wait_s=rigid_wait, moldable_turnaround_s=moldable,
                  moldable_max_turnaround_s=moldable_max, moldable_efficient_turnaround_s=1e9,
@@ -547,6 +547,35 @@ class SliceScan(unittest.TestCase):
         self.assertEqual(same["first"], 160)  # 340 is nearer 1.0 in the mean but its seeds do not hold 1.0
         self.assertTrue(holds)
         self.assertIsNone(slice_scan.choose([w for w in ws if not w["eligible"]]))
+
+    def write(self, d, rows, cols):
+        path = os.path.join(d, "scan.tsv")
+        with open(path, "w") as f:
+            f.write("\t".join(cols) + "\n")
+            for r in rows:
+                f.write("\t".join(str(r[c]) for c in cols) + "\n")
+        return path
+
+    def test_kills_are_read_and_an_older_scan_still_is(self):
+        rows = [dict(self.row(100, s, 50, 40, 900, 100, 90, 75, 85), moldable_max_killed=s - 1, malleable_killed=1)
+                for s in (1, 2, 3)]
+        with tempfile.TemporaryDirectory() as d:
+            w = slice_scan.windows(slice_scan.read_scan(self.write(d, rows, slice_scan.COLS)), 1800)[0]
+            self.assertEqual((w["killed_best"], w["killed_norule"], w["killed_rule"]), (1.0, 1.0, 0.0))
+            old = slice_scan.windows(slice_scan.read_scan(self.write(d, rows, slice_scan.COLS_V1)), 1800)[0]
+            self.assertAlmostEqual(old["gain"], w["gain"])
+            self.assertIsNone(old["killed_best"])  # a scan before the kill columns: no kill figures
+            with open(os.path.join(d, "scan.tsv"), "a") as f:
+                f.write("100\t1\n")
+            with self.assertRaises(SystemExit):  # a short line is refused, not guessed
+                slice_scan.read_scan(os.path.join(d, "scan.tsv"))
+
+    def test_slurm_start_in_every_arm_but_the_rules(self):
+        self.assertEqual(slice_scan.start_flags("rigid", "slurm"), [])
+        self.assertEqual(slice_scan.start_flags("moldable_max", "slurm"), ["--range-start", "slurm"])
+        self.assertEqual(slice_scan.start_flags("malleable", "slurm"), ["--range-start", "slurm"])
+        self.assertEqual(slice_scan.start_flags("malleable_rule", "slurm"), ["--range-start", "guarded"])
+        self.assertEqual(slice_scan.start_flags("moldable", "guarded"), ["--range-start", "guarded"])
 
     def test_limits_as_submitted(self):
         job = {"nodes": 2, "min_nodes": 1, "serial_fraction": 0.0, "work_node_s": 100.0, "limit_s": 3000.0,

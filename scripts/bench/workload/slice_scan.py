@@ -77,8 +77,11 @@ ARMS = {
 }
 MOLDABLE = ("moldable", "moldable_max", "moldable_efficient")
 COMMON = ["--backfill", "conservative"]
-COLS = ["first", "seed", "jobs", "malleable", "rigid_run_s", "rigid_makespan_s"] + \
-       [f"{a}_{m}" for a in ARMS for m in ("turnaround_s", "wait_s")] + ["limit_refusals_norule"]
+COLS_V1 = ["first", "seed", "jobs", "malleable", "rigid_run_s", "rigid_makespan_s"] + \
+          [f"{a}_{m}" for a in ARMS for m in ("turnaround_s", "wait_s")] + ["limit_refusals_norule"]
+# the jobs each arm killed at their limits (a killed job's turnaround ends early: its work
+# is lost, not done); scans before these columns (COLS_V1) are still read, without them
+COLS = COLS_V1 + [f"{a}_killed" for a in ARMS]
 
 
 def runtime(j, n):
@@ -137,6 +140,7 @@ def scan(a):
                     m = simulate(a.sim, costs, path, arm, tmp, a.range_start)
                     row[f"{arm}_turnaround_s"] = m["mean_turnaround_s"]
                     row[f"{arm}_wait_s"] = m["mean_wait_s"]
+                    row[f"{arm}_killed"] = int(m.get("killed", 0))
                     if arm == "rigid":
                         row["rigid_run_s"] = m["mean_turnaround_s"] - m["mean_wait_s"]
                         row["rigid_makespan_s"] = m["makespan_s"]
@@ -152,13 +156,14 @@ def read_scan(path):
     rows = []
     with (lzma.open(path, "rt") if path.endswith(".xz") else open(path)) as f:
         head = f.readline().rstrip("\n").split("\t")
-        if head != COLS:
+        if head not in (COLS, COLS_V1):
             sys.exit(f"slice_scan: {path} is not a scan of this version (its columns: {head[:4]}...)")
         for n, line in enumerate(f, 2):
             v = line.rstrip("\n").split("\t")
-            if len(v) != len(COLS):
-                sys.exit(f"slice_scan: {path}:{n}: {len(v)} fields, not {len(COLS)}")
-            rows.append({c: (int(x) if c in ("first", "seed", "jobs", "malleable") else float(x)) for c, x in zip(COLS, v)})
+            if len(v) != len(head):
+                sys.exit(f"slice_scan: {path}:{n}: {len(v)} fields, not {len(head)}")
+            rows.append({c: (int(x) if c in ("first", "seed", "jobs", "malleable") or c.endswith("_killed")
+                             else float(x)) for c, x in zip(head, v)})
     return rows
 
 
@@ -179,6 +184,12 @@ def windows(rows, max_makespan):
                     "gain_norule": statistics.fmean(gains_norule),
                     "over_rigid": statistics.fmean(r["rigid_turnaround_s"] / r["malleable_rule_turnaround_s"] for r in rs),
                     "refusals": statistics.fmean(r["limit_refusals_norule"] for r in rs),
+                    "killed_norule": (statistics.fmean(r["malleable_killed"] for r in rs)
+                                      if "malleable_killed" in rs[0] else None),
+                    "killed_best": (statistics.fmean(r[f"{best}_killed"] for r in rs)
+                                    if f"{best}_killed" in rs[0] else None),
+                    "killed_rule": (statistics.fmean(r["malleable_rule_killed"] for r in rs)
+                                    if "malleable_rule_killed" in rs[0] else None),
                     "eligible": queue and mean("rigid_makespan_s") <= max_makespan})
     return out
 
@@ -196,7 +207,8 @@ def choose(ws):
 
 
 def pick(a):
-    ws = windows(read_scan(a.scan), a.max_makespan)
+    rows = read_scan(a.scan)
+    ws = windows(rows, a.max_makespan)
     el = [w for w in ws if w["eligible"]]
     print(f"slice_scan pick: {len(ws)} windows, {sum(w['queue'] for w in ws)} with a queue, {len(el)} eligible "
           f"(queue and rigid makespan <= {a.max_makespan:.0f} s)")
@@ -226,6 +238,17 @@ def pick(a):
           f"the rule's arm ahead of the one without it in {sum(w['gain'] > w['gain_norule'] for w in el)} windows, "
           f"behind in {sum(w['gain'] < w['gain_norule'] for w in el)}; a give-back refused by a limit without the "
           f"rule in {sum(w['refusals'] > 0 for w in el)} windows.")
+    clean = [w for w in el if w["killed_norule"] == 0]
+    if len(clean) < len(el) and all(w["killed_norule"] is not None for w in el):
+        print(f"The arm without the rule killed a job at its limit in {len(el) - len(clean)} of them (its "
+              f"turnaround ends early, its work lost); in the {len(clean)} where it killed none, the rule's arm "
+              f"ahead in {sum(w['gain'] > w['gain_norule'] for w in clean)}, behind in "
+              f"{sum(w['gain'] < w['gain_norule'] for w in clean)}. The best moldable arm killed a job in "
+              f"{sum(w['killed_best'] > 0 for w in el)} (the rule's gain over it understated there), the rule's "
+              f"arm in {sum(w['killed_rule'] > 0 for w in el)}.")
+    if "rigid_killed" in rows[0]:
+        print("Jobs killed at their limits, a run's mean over every window and seed: " + ", ".join(
+            f"{arm} {statistics.fmean(r[f'{arm}_killed'] for r in rows):.2f}" for arm in ARMS) + ".")
     if a.md:
         print()
         print("Every eligible window, by gain:")
