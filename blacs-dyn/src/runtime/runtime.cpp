@@ -34,12 +34,10 @@ using namespace detail;
 namespace {
 
 thread_local std::string g_last_error;
-thread_local bool t_background = false;  // Runtime::set_background_thread
 
 }  // namespace
 
 namespace detail {
-bool on_background_thread() { return t_background; }
 // An MPI error (the library's communicators return errors: MPI_ERRORS_RETURN) names the
 // call, the process, its host and the phase under way. Here, not in
 // runtime_detail.cpp, because it asks the Runtime where it is (runtime_detail knows no Runtime).
@@ -49,21 +47,23 @@ void check(int rc, const char* what) {
 }
 }  // namespace detail
 
-void Runtime::set_background_thread(bool on) {
-  if (on && background_running_.exchange(true))
+BackgroundExpansion Runtime::begin_background() {
+  if (background_running_.exchange(true))
     throw Error(BLACS_DYN_ERR_STATE, "a background thread is already running an expansion");
-  if (!on && t_background) background_running_ = false;
-  t_background = on;
+  return BackgroundExpansion();
 }
 
-bool Runtime::sees_pending() const { return t_background && pending_.has_value(); }
+void Runtime::end_background(BackgroundExpansion bg) {
+  if (bg.pending_) pending_ = std::move(bg.pending_);
+  background_running_ = false;
+}
 
 bool Runtime::publish_background() {
-  if (t_background || background_running_)
+  if (background_running_)
     throw Error(BLACS_DYN_ERR_STATE, "blacs_dyn_publish_background: call it on the main thread once the background "
                                      "thread ended");
   if (!pending_) return false;
-  Pending p = std::move(*pending_);
+  PendingLevel p = std::move(*pending_);
   pending_.reset();
   comms_.push_back(p.lc);
   {
@@ -370,25 +370,25 @@ void Runtime::install_newcomer(MPI_Comm merged, int level, MPI_Comm link) {
   blacs_sync_world(merged);
 }
 
-MPI_Comm Runtime::world() const {
+MPI_Comm Runtime::world(const BackgroundExpansion* bg) const {
   if (!initialized_ || departure_ != Departure::Stay || comms_.empty()) return MPI_COMM_NULL;
-  return top().world;
+  return top(bg).world;
 }
 
-int Runtime::rank() const {
+int Runtime::rank(const BackgroundExpansion* bg) const {
   int r = -1;
-  if (world() != MPI_COMM_NULL) MPI_Comm_rank(world(), &r);
+  if (world(bg) != MPI_COMM_NULL) MPI_Comm_rank(world(bg), &r);
   return r;
 }
 
-int Runtime::size() const {
+int Runtime::size(const BackgroundExpansion* bg) const {
   int n = 0;
-  if (world() != MPI_COMM_NULL) MPI_Comm_size(world(), &n);
+  if (world(bg) != MPI_COMM_NULL) MPI_Comm_size(world(bg), &n);
   return n;
 }
 
-MPI_Comm Runtime::priv() const {
-  auto& lc = const_cast<LevelComms&>(top());
+MPI_Comm Runtime::priv(const BackgroundExpansion* bg) const {
+  auto& lc = const_cast<LevelComms&>(top(bg));
   if (lc.priv == MPI_COMM_NULL) {
     check(MPI_Comm_dup(lc.world, &lc.priv), "MPI_Comm_dup (private world)");
     MPI_Comm_set_errhandler(lc.priv, MPI_ERRORS_RETURN);
@@ -396,9 +396,9 @@ MPI_Comm Runtime::priv() const {
   return lc.priv;
 }
 
-void Runtime::require_active(const char* what) const {
+void Runtime::require_active(const char* what, const BackgroundExpansion* bg) const {
   if (finalized_) throw Error(BLACS_DYN_ERR_STATE, std::string(what) + ": MPI is finalized");
-  if (!t_background && (background_running_ || pending_))
+  if (!bg && (background_running_ || pending_))
     throw Error(BLACS_DYN_ERR_STATE, std::string(what) +
                                     ": an expansion is under way in the background; the main thread may "
                                     "change the world only after publishing it (blacs_dyn_publish_background)");

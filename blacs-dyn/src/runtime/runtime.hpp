@@ -89,6 +89,39 @@ struct JoinSide {
   double proof_timeout = 5;         // rank 0, while joining: BLACS_DYN_JOIN_PROOF_TIMEOUT
 };
 
+// The communicators of one level of the world.
+struct LevelComms {
+  MPI_Comm world = MPI_COMM_NULL;  // what BLACS sees as the world
+  bool owned = false;               // false for MPI_COMM_WORLD
+  MPI_Comm priv = MPI_COMM_NULL;    // dup for the library's own messages
+};
+
+// A level a background expansion grew, not yet published.
+struct PendingLevel {
+  LevelComms lc;
+  LevelStack stack;
+  std::map<int, MPI_Comm> links;
+};
+
+// An expansion a background thread runs while the main thread keeps computing on the
+// published world (docs/reference/blacs-dyn.md, "Expanding from a background thread").
+// Runtime::begin_background makes it (one at a time); the thread that runs it passes it
+// to every call whose answer is the grown world's (world, rank, size, hosts, rank_groups,
+// share_state, the expansion), and those calls answer for its pending level once the
+// expansion committed one; Runtime::end_background takes it back and keeps that level
+// for publish_background. A call given none (nullptr) answers for the published world.
+class BackgroundExpansion {
+ public:
+  BackgroundExpansion(BackgroundExpansion&&) = default;
+  BackgroundExpansion& operator=(BackgroundExpansion&&) = default;
+  bool has_pending() const { return pending_.has_value(); }
+
+ private:
+  friend class Runtime;
+  BackgroundExpansion() = default;
+  std::optional<PendingLevel> pending_;
+};
+
 class Runtime {
  public:
   static Runtime& get();
@@ -98,9 +131,11 @@ class Runtime {
   void ensure_init();
   bool active() const { return departure_ == Departure::Stay && !finalized_; }
 
-  MPI_Comm world() const;  // the current world (MPI_COMM_WORLD until the first change)
-  int rank() const;
-  int size() const;
+  // The current world (MPI_COMM_WORLD until the first change); given the background
+  // expansion the caller runs, its pending level once it has one.
+  MPI_Comm world(const BackgroundExpansion* bg = nullptr) const;
+  int rank(const BackgroundExpansion* bg = nullptr) const;
+  int size(const BackgroundExpansion* bg = nullptr) const;
   const LevelStack& stack() const { return *stack_; }
   ProcId me() const { return me_; }
   bool is_new() const { return is_new_; }
@@ -108,9 +143,10 @@ class Runtime {
   Departure departure() const { return departure_; }
 
   // Collective over the current world; root-significant arguments as MPI_Comm_spawn.
-  void expand(const SpawnRequest& req);
+  // `bg`: the background expansion the calling thread runs (its grown world stays pending).
+  void expand(const SpawnRequest& req, BackgroundExpansion* bg = nullptr);
   // Returns false if `missing_ok` and the schema file does not exist (nothing done).
-  bool expand_schema(const char* path, bool missing_ok);
+  bool expand_schema(const char* path, bool missing_ok, BackgroundExpansion* bg = nullptr);
   // Return true on processes that leave (they must call leave()).
   bool shrink_to_level(int level);
   bool shrink_to_ranks(std::span<const int> keep);
@@ -118,7 +154,7 @@ class Runtime {
   bool release_hosts(const std::vector<std::string>& hosts, const std::string& invalid = std::string());
   // Collective: the node of every rank of the current world (MPI_Get_processor_name),
   // also recorded in the stack.
-  std::vector<std::string> gather_hosts();
+  std::vector<std::string> gather_hosts(BackgroundExpansion* bg = nullptr);
   [[noreturn]] void leave();
   // A respawn's last step (runtime_retire.cpp), collective: the processes the last
   // expansion started replace the world, every other process of the job ends (true on
@@ -126,22 +162,25 @@ class Runtime {
   bool retire();
   // The spawn group of every rank of the current world (processes of one group share an
   // MPI_COMM_WORLD: one launch). Local.
-  std::vector<int> rank_groups() const;
-  void share_state(void* buf, std::size_t* len, std::size_t cap);
+  std::vector<int> rank_groups(const BackgroundExpansion* bg = nullptr) const;
+  void share_state(void* buf, std::size_t* len, std::size_t cap, const BackgroundExpansion* bg = nullptr);
   void set_shrink_hook(blacs_dyn_shrink_hook hook, void* user) {
     shrink_hook_ = {hook, user};
   }
 
-  // Background expansions: a thread marked as the background thread
-  // (set_background_thread(true), one at a time) may expand while the main thread keeps
-  // computing on the published world; its expansion is *pending*: that thread (and only
-  // it) sees the grown world (world(), rank(), size(), the private dup, the hosts), while
-  // everybody else, the BLACS entry points and BLACS's globals keep the old one until the
+  // Background expansions (BackgroundExpansion above): the thread that will expand while
+  // the main thread keeps computing on the published world takes one (one at a time) and
+  // passes it to its calls; its expansion is *pending*: the calls given it (and only
+  // those) see the grown world (world(), rank(), size(), the private dup, the hosts), while
+  // every other call, the BLACS entry points and BLACS's globals keep the old one until the
   // main thread publishes it (publish_background). Nothing the two threads share is
   // written while the background thread runs: the stack is copied under stack_mutex_
-  // (note_grid may write it from the main thread), the new level goes to pending_, and
-  // blacs_sync_world (which reallocates BLACS's request buffers) waits for publishing.
-  void set_background_thread(bool on);
+  // (note_grid may write it from the main thread), the new level goes to the
+  // BackgroundExpansion, and blacs_sync_world (which reallocates BLACS's request buffers)
+  // waits for publishing.
+  BackgroundExpansion begin_background();
+  // The background thread, done: its pending level (if any) waits for publish_background.
+  void end_background(BackgroundExpansion bg);
   // Main thread, after the background thread ended: the pending level becomes the world.
   // Returns false if there was none.
   bool publish_background();
@@ -226,30 +265,35 @@ class Runtime {
   void refuse_file(const std::string& launch, const std::string& why);
   // The grown world installed (or left pending for the main thread): the last step of
   // every expansion, spawned or joined.
-  void commit_level(MPI_Comm merged, LevelStack next, std::map<int, MPI_Comm> new_links, detail::PhaseTrace& trace);
-  void require_active(const char* what) const;
+  void commit_level(MPI_Comm merged, LevelStack next, std::map<int, MPI_Comm> new_links, detail::PhaseTrace& trace,
+                    BackgroundExpansion* bg);
+  // `bg`: the background expansion the caller runs (it may change the world meanwhile).
+  void require_active(const char* what, const BackgroundExpansion* bg = nullptr) const;
   void shrink(const ShrinkPlan& plan);
   // The steps of a shrink (runtime_shrink.cpp).
   void run_shrink_hook(const ShrinkPlan& plan, const std::vector<int>& new_rank, MPI_Comm w);
   void release_exiting(const ShrinkPlan& plan, Departure d);
   void settle_after_shrink();
-  MPI_Comm priv() const;  // private dup of the current world for our own traffic
+  // Private dup of the current world (`bg`'s pending one) for our own traffic.
+  MPI_Comm priv(const BackgroundExpansion* bg = nullptr) const;
   // The steps of an expansion by spawning (runtime_expand.cpp).
-  int agree_expansion(const SpawnRequest& request, const LevelStack& cur, MPI_Comm w);
-  std::optional<Error> spawn_groups(const SpawnRequest& req, bool per_host, int level, std::vector<MPI_Comm>& links);
+  int agree_expansion(const SpawnRequest& request, const LevelStack& cur, MPI_Comm w, const BackgroundExpansion* bg);
+  std::optional<Error> spawn_groups(const SpawnRequest& req, bool per_host, int level, std::vector<MPI_Comm>& links,
+                                    const BackgroundExpansion* bg);
   void agree_spawned(MPI_Comm w, const std::optional<Error>& err, const SpawnRequest& req,
-                     std::vector<MPI_Comm>& links, int level);
+                     std::vector<MPI_Comm>& links, int level, const BackgroundExpansion* bg);
   MPI_Comm spawn_group(const SpawnRequest& req, int level);
   MPI_Comm spawn_and_handshake(const SpawnRequest& req, int level);
   void check_expansion(const SpawnRequest& request, const LevelStack& cur, int total);
   void finish_expansion(MPI_Comm w, const LevelStack& cur, const SpawnRequest& req, const std::vector<int>& spawner,
-                        std::vector<MPI_Comm>& links, detail::PhaseTrace& trace);
+                        std::vector<MPI_Comm>& links, detail::PhaseTrace& trace, BackgroundExpansion* bg);
   // Joins the spawned groups to the world one after the other (each spawning parent
   // bridges its group in) and hands every group's spawn link over to rank 0.
   MPI_Comm merge_groups(MPI_Comm world, const std::vector<int>& spawner, int my_group,
                         std::vector<MPI_Comm>& links, const std::vector<int>& first_rank);
-  void share_request(SpawnRequest& req, MPI_Comm w) const;
-  void record_hosts(const std::vector<std::string>& by_rank);
+  void share_request(SpawnRequest& req, MPI_Comm w, const BackgroundExpansion* bg) const;
+  // Into the stack `bg` sees (its pending one, else the published one).
+  void record_hosts(const std::vector<std::string>& by_rank, BackgroundExpansion* bg = nullptr);
   // The steps of a respawn's hand-off (runtime_retire.cpp).
   RetirePlan agree_retire(MPI_Comm w);
   void end_spawn_links(const RetirePlan& plan);
@@ -259,22 +303,13 @@ class Runtime {
   [[noreturn]] void exit_process();
   [[noreturn]] void park();
 
-  struct LevelComms {
-    MPI_Comm world = MPI_COMM_NULL;  // what BLACS sees as the world
-    bool owned = false;               // false for MPI_COMM_WORLD
-    MPI_Comm priv = MPI_COMM_NULL;    // dup for the library's own messages
-  };
-  // An expansion made by the background thread, not yet published.
-  struct Pending {
-    LevelComms lc;
-    LevelStack stack;
-    std::map<int, MPI_Comm> links;
-  };
   static void free_level(LevelComms& c);
-  bool sees_pending() const;  // this thread is the background thread and a level is pending
-  LevelStack& view_stack() { return sees_pending() ? pending_->stack : *stack_; }
-  const LevelComms& top() const { return sees_pending() ? pending_->lc : comms_.back(); }
-  std::optional<Pending> pending_;
+  // The level `bg` sees: its pending one if it has one, else the published top.
+  const LevelComms& top(const BackgroundExpansion* bg) const {
+    return bg && bg->pending_ ? bg->pending_->lc : comms_.back();
+  }
+  // A level grown in the background, handed back by end_background, not yet published.
+  std::optional<PendingLevel> pending_;
   std::atomic<bool> background_running_{false};
   mutable std::mutex stack_mutex_;
   struct FinalizeHook {

@@ -51,12 +51,12 @@ double now() {
 
 // Every rank learns the first error any rank met, with the same code and message, so
 // collective calls fail identically everywhere and the world stays unchanged.
-void agree(MPI_Comm comm, const std::optional<Error>& local) {
+void agree(MPI_Comm comm, const std::optional<Error>& local, const BackgroundExpansion* bg) {
   // A background thread tests and sleeps, 50 us doubling to 5 ms, while ranks that spawn
   // nothing wait here for the spawners (seconds), rather than spin beside the compute;
   // other threads wait in MPI_Wait.
-  const auto wait = [](MPI_Request& req) {
-    if (!on_background_thread()) {
+  const auto wait = [bg](MPI_Request& req) {
+    if (!bg) {
       check(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait (agree)");
       return;
     }

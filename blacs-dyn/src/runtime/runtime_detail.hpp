@@ -16,6 +16,10 @@
 #include "shell/config.hpp"
 #include "protocol/level_stack.hpp"
 
+namespace blacs_dyn {
+class BackgroundExpansion;
+}
+
 namespace blacs_dyn::detail {
 
 
@@ -36,17 +40,16 @@ inline constexpr const char* kJoinEnv = "BLACS_DYN_JOIN";
 
 
 std::string mpi_error_text(int rc);
-// This thread is the background thread of an expansion (Runtime::set_background_thread):
-// its waits for other ranks sleep instead of spinning in MPI (the compute owns the cores).
-bool on_background_thread();
 // An MPI error (the library's communicators return errors: MPI_ERRORS_RETURN) names the
 // call, the process, its host and the phase under way.
 void check(int rc, const char* what);
 void sleep_for(long ns);
 double now();
 // Every rank learns the first error any rank met, with the same code and message, so
-// collective calls fail identically everywhere and the world stays unchanged.
-void agree(MPI_Comm comm, const std::optional<Error>& local);
+// collective calls fail identically everywhere and the world stays unchanged. Given the
+// background expansion the caller runs (`bg`), its waits for other ranks sleep instead of
+// spinning in MPI (the compute owns the cores).
+void agree(MPI_Comm comm, const std::optional<Error>& local, const BackgroundExpansion* bg = nullptr);
 bool is_executable_file(const std::string& p);
 // Open MPI 4.1 aborts the whole job when asked to spawn a program it cannot execute,
 // so rank 0 looks for it first, the way the launcher will (wdir, then PATH).

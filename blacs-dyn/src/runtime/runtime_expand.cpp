@@ -282,9 +282,9 @@ MPI_Comm Runtime::merge_groups(MPI_Comm w, const std::vector<int>& spawner, int 
 
 // Rank 0's request reaches every rank (the spawners of the other groups need it), and
 // with it the keys of rank 0's MPI_Info (an MPI_Info object cannot be sent).
-void Runtime::share_request(SpawnRequest& req, MPI_Comm w) const {
+void Runtime::share_request(SpawnRequest& req, MPI_Comm w, const BackgroundExpansion* bg) const {
   std::vector<char> bytes;
-  if (rank() == 0) {
+  if (rank(bg) == 0) {
     SharedRequest m{req.command, req.wdir, req.hosts, req.args, {}, {}};
     for (const auto& g : req.groups) m.groups.emplace_back(g.host, g.count);
     int nkeys = 0;
@@ -297,7 +297,7 @@ void Runtime::share_request(SpawnRequest& req, MPI_Comm w) const {
     bytes = encode(m);
   }
   malleable::collective::broadcast_bytes(w, 0, bytes, [](int rc, const char* what) { check(rc, what); });
-  if (rank() == 0) return;
+  if (rank(bg) == 0) return;
   SharedRequest m;
   try {
     m = decode_request(bytes);
@@ -345,8 +345,9 @@ void Runtime::check_expansion(const SpawnRequest& request, const LevelStack& cur
 // Every group spawned and checked in: the go message with the grown stack, the merges,
 // and the grown world installed (or left pending for the main thread).
 void Runtime::finish_expansion(MPI_Comm w, const LevelStack& cur, const SpawnRequest& req,
-                               const std::vector<int>& spawner, std::vector<MPI_Comm>& links, PhaseTrace& trace) {
-  const int r = rank(), n = size();
+                               const std::vector<int>& spawner, std::vector<MPI_Comm>& links, PhaseTrace& trace,
+                               BackgroundExpansion* bg) {
+  const int r = rank(bg), n = size(bg);
   const int k = static_cast<int>(req.groups.size());
   const int level = cur.depth();
   const double timeout = join_timeout_seconds();
@@ -377,18 +378,20 @@ void Runtime::finish_expansion(MPI_Comm w, const LevelStack& cur, const SpawnReq
   std::map<int, MPI_Comm> new_links;
   if (r == 0)
     for (int i = 0; i < k; ++i) new_links[ids[static_cast<std::size_t>(i)]] = links[static_cast<std::size_t>(i)];
-  commit_level(merged, std::move(next), std::move(new_links), trace);
+  commit_level(merged, std::move(next), std::move(new_links), trace, bg);
 }
 
-void Runtime::commit_level(MPI_Comm merged, LevelStack next, std::map<int, MPI_Comm> new_links, PhaseTrace& trace) {
+void Runtime::commit_level(MPI_Comm merged, LevelStack next, std::map<int, MPI_Comm> new_links, PhaseTrace& trace,
+                           BackgroundExpansion* bg) {
   LevelComms lc{merged, true, MPI_COMM_NULL};
   check(MPI_Comm_dup(merged, &lc.priv), "MPI_Comm_dup");
   trace.mark("dup");
   MPI_Comm_set_errhandler(lc.priv, MPI_ERRORS_RETURN);
-  if (on_background_thread()) {
-    // Background resizes: the grown world stays this thread's until the main thread publishes it.
-    pending_ = Pending{lc, std::move(next), std::move(new_links)};
-    record_hosts(gather_processor_names(lc.priv));
+  if (bg) {
+    // Background resizes: the grown world stays the background expansion's until the main
+    // thread publishes it.
+    bg->pending_ = PendingLevel{lc, std::move(next), std::move(new_links)};
+    record_hosts(gather_processor_names(lc.priv), bg);
     trace.mark("hosts");
     return;
   }
@@ -409,8 +412,9 @@ void Runtime::commit_level(MPI_Comm merged, LevelStack next, std::map<int, MPI_C
 // The counts agreed everywhere (like nnew of MPI_Comm_spawn, the number of groups and
 // of processes must be the same on every rank; everything else is read on rank 0) and
 // rank 0's checks: the processes to spawn, or every rank throws the same error.
-int Runtime::agree_expansion(const SpawnRequest& request, const LevelStack& cur, MPI_Comm w) {
-  const int r = rank();
+int Runtime::agree_expansion(const SpawnRequest& request, const LevelStack& cur, MPI_Comm w,
+                             const BackgroundExpansion* bg) {
+  const int r = rank(bg);
   std::optional<Error> err;
   int total = request.nnew, ngroups = 1;
   if (!request.groups.empty()) {
@@ -436,7 +440,7 @@ int Runtime::agree_expansion(const SpawnRequest& request, const LevelStack& cur,
       err = e;
     }
   }
-  agree(w, err);
+  agree(w, err, bg);
   return total;
 }
 
@@ -444,8 +448,8 @@ int Runtime::agree_expansion(const SpawnRequest& request, const LevelStack& cur,
 // time (rank 0 alone would start them one after the other). This rank's groups, each
 // spawned and checked in; the first failure is returned, the groups after it not spawned.
 std::optional<Error> Runtime::spawn_groups(const SpawnRequest& req, bool per_host, int level,
-                                           std::vector<MPI_Comm>& links) {
-  const int r = rank(), n = size();
+                                           std::vector<MPI_Comm>& links, const BackgroundExpansion* bg) {
+  const int r = rank(bg), n = size(bg);
   const int k = static_cast<int>(req.groups.size());
   std::optional<Error> err;
   for (int i = r; i < k && !err; i += n) {
@@ -465,11 +469,11 @@ std::optional<Error> Runtime::spawn_groups(const SpawnRequest& req, bool per_hos
 // Every rank learns whether every spawn succeeded; if one failed, the groups that did
 // start are sent away and every rank throws.
 void Runtime::agree_spawned(MPI_Comm w, const std::optional<Error>& err, const SpawnRequest& req,
-                            std::vector<MPI_Comm>& links, int level) {
-  const int r = rank(), n = size();
+                            std::vector<MPI_Comm>& links, int level, const BackgroundExpansion* bg) {
+  const int r = rank(bg), n = size(bg);
   const int k = static_cast<int>(req.groups.size());
   try {
-    agree(w, err);
+    agree(w, err, bg);
   } catch (const Error& e) {
     // Every rank remembers an MPI that cannot spawn (the same message everywhere).
     if (e.code() == BLACS_DYN_ERR_UNSUPPORTED) spawn_unsupported_ = e.what();
@@ -486,11 +490,11 @@ void Runtime::agree_spawned(MPI_Comm w, const std::optional<Error>& err, const S
   }
 }
 
-void Runtime::expand(const SpawnRequest& request) {
+void Runtime::expand(const SpawnRequest& request, BackgroundExpansion* bg) {
   ensure_init();
-  require_active("blacs_dyn_expand");
-  const MPI_Comm w = priv();
-  const int r = rank(), n = size();
+  require_active("blacs_dyn_expand", bg);
+  const MPI_Comm w = priv(bg);
+  const int r = rank(bg), n = size(bg);
   // A copy: the main thread may record a grid on the stack meanwhile (note_grid) when
   // this runs on the background thread.
   const LevelStack cur = [&] {
@@ -501,9 +505,9 @@ void Runtime::expand(const SpawnRequest& request) {
   const double timeout = join_timeout_seconds();
   WatchdogScope watch(dog_);
   dog_.arm(who(), "expansion: checks", timeout, "a process of the world died or hangs");
-  const int total = agree_expansion(request, cur, w);
+  const int total = agree_expansion(request, cur, w, bg);
   SpawnRequest req = request;
-  share_request(req, w);
+  share_request(req, w, bg);
   if (req.groups.empty()) req.groups.push_back(GroupRequest{req.hosts, total});
   const int k = static_cast<int>(req.groups.size());
   trace.mark("checks");
@@ -517,21 +521,21 @@ void Runtime::expand(const SpawnRequest& request) {
   const std::string wait_spawners = "expansion to level " + std::to_string(level) +
                                     ": waiting for the spawning rank(s) (MPI_Comm_spawn and check-in)";
   dog_.phase(wait_spawners, 2 * timeout + 20, "a spawning rank died or hangs");
-  const std::optional<Error> err = spawn_groups(req, !request.groups.empty(), level, links);
+  const std::optional<Error> err = spawn_groups(req, !request.groups.empty(), level, links, bg);
   if (r != 0 && req.info != MPI_INFO_NULL) MPI_Info_free(&req.info);
   trace.mark("spawn + check-in");
   dog_.phase(wait_spawners, 2 * timeout + 20, "a spawning rank died or hangs");
-  agree_spawned(w, err, req, links, level);
+  agree_spawned(w, err, req, links, level, bg);
   trace.mark("agree");
 
-  finish_expansion(w, cur, req, spawner, links, trace);
+  finish_expansion(w, cur, req, spawner, links, trace, bg);
 }
 
-bool Runtime::expand_schema(const char* path, bool missing_ok) {
+bool Runtime::expand_schema(const char* path, bool missing_ok, BackgroundExpansion* bg) {
   ensure_init();
-  require_active("blacs_dyn_expand_schema");
-  const MPI_Comm w = priv();
-  const int r = rank();
+  require_active("blacs_dyn_expand_schema", bg);
+  const MPI_Comm w = priv(bg);
+  const int r = rank(bg);
   std::optional<Error> err;
   SpawnRequest req;
   SchemaOutcome state;
@@ -558,7 +562,7 @@ bool Runtime::expand_schema(const char* path, bool missing_ok) {
       }
     }
   }
-  agree(w, err);
+  agree(w, err, bg);
   std::vector<char> bytes = encode(state);
   check(MPI_Bcast(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, 0, w), "MPI_Bcast (schema)");
   try {
@@ -568,7 +572,7 @@ bool Runtime::expand_schema(const char* path, bool missing_ok) {
   }
   if (state.missing) return false;
   req.nnew = state.nnew;
-  expand(req);
+  expand(req, bg);
   return true;
 }
 

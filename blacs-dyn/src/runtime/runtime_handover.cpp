@@ -15,11 +15,11 @@ namespace blacs_dyn {
 
 using namespace detail;
 
-void Runtime::share_state(void* buf, std::size_t* len, std::size_t cap) {
+void Runtime::share_state(void* buf, std::size_t* len, std::size_t cap, const BackgroundExpansion* bg) {
   ensure_init();
-  require_active("blacs_dyn_share_state");
-  const MPI_Comm w = priv();
-  const int r = rank();
+  require_active("blacs_dyn_share_state", bg);
+  const MPI_Comm w = priv(bg);
+  const int r = rank(bg);
   std::optional<Error> err;
   unsigned long long n = 0;
   if (r == 0) {
@@ -36,7 +36,7 @@ void Runtime::share_state(void* buf, std::size_t* len, std::size_t cap) {
                                     std::to_string(cap) + " on rank " + std::to_string(r));
     else if (n > 0 && !buf) err = Error(BLACS_DYN_ERR_ARG, "buf is NULL on rank " + std::to_string(r));
   }
-  agree(w, err);
+  agree(w, err, bg);
   malleable::collective::broadcast_chunks(w, 0, static_cast<char*>(buf), n, checked);
   if (r != 0) *len = static_cast<std::size_t>(n);
 }

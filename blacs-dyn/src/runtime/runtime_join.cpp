@@ -386,7 +386,7 @@ void Runtime::install_joined(JoinGrowing& g, const join::JoinStep& done, PhaseTr
     for (std::size_t i = 0; i < g.merged.size(); ++i)
       new_links[first_new + static_cast<int>(i)] = g.merged[i].second;
   }
-  commit_level(g.m, std::move(next), std::move(new_links), trace);
+  commit_level(g.m, std::move(next), std::move(new_links), trace, nullptr);
   if (!g.launch.empty()) link_ = g.link;
   g.merged.clear();
   g.owned = false;

@@ -19,9 +19,9 @@ namespace {
 constexpr int kTagRetireLink = 0x6800;  // + group index: the new rank 0 takes group i's link
 }  // namespace
 
-std::vector<int> Runtime::rank_groups() const {
+std::vector<int> Runtime::rank_groups(const BackgroundExpansion* bg) const {
   std::lock_guard<std::mutex> lk(stack_mutex_);
-  const LevelStack& st = sees_pending() ? pending_->stack : *stack_;
+  const LevelStack& st = bg && bg->pending_ ? bg->pending_->stack : *stack_;
   std::vector<int> out;
   for (ProcId p : st.top().members) out.push_back(st.group_of(p));
   return out;

@@ -217,18 +217,18 @@ bool Runtime::shrink_to_level(int level) {
   return departure_ != Departure::Stay;
 }
 
-void Runtime::record_hosts(const std::vector<std::string>& by_rank) {
+void Runtime::record_hosts(const std::vector<std::string>& by_rank, BackgroundExpansion* bg) {
   std::lock_guard<std::mutex> lk(stack_mutex_);
-  LevelStack& st = view_stack();
+  LevelStack& st = bg && bg->pending_ ? bg->pending_->stack : *stack_;
   const auto members = st.top().members;
   for (std::size_t r = 0; r < by_rank.size() && r < members.size(); ++r) st.set_host(members[r], by_rank[r]);
 }
 
-std::vector<std::string> Runtime::gather_hosts() {
+std::vector<std::string> Runtime::gather_hosts(BackgroundExpansion* bg) {
   ensure_init();
-  require_active("blacs_dyn_hosts");
-  auto names = gather_processor_names(priv());
-  record_hosts(names);
+  require_active("blacs_dyn_hosts", bg);
+  auto names = gather_processor_names(priv(bg));
+  record_hosts(names, bg);
   return names;
 }
 

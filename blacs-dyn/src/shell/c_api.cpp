@@ -8,6 +8,7 @@
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
 #include "malleable/blacs_dyn/error.hpp"
+#include "shell/background_seat.hpp"
 #include "shell/blacs_glue.hpp"
 #include "shell/mpi_probe.hpp"
 #include "protocol/schema.hpp"
@@ -35,23 +36,26 @@ blacs_dyn::Runtime& rt() {
   return r;
 }
 
+// The background expansion the calling thread runs (blacs_dyn_background_thread), or null.
+blacs_dyn::BackgroundExpansion* bg() { return blacs_dyn::calling_thread_background(); }
+
 }  // namespace
 
 extern "C" {
 
 MPI_Comm blacs_dyn_world(void) {
   MPI_Comm w = MPI_COMM_NULL;
-  guarded([&] { w = rt().world(); });
+  guarded([&] { w = rt().world(bg()); });
   return w;
 }
 int blacs_dyn_rank(void) {
   int r = -1;
-  guarded([&] { r = rt().rank(); });
+  guarded([&] { r = rt().rank(bg()); });
   return r;
 }
 int blacs_dyn_size(void) {
   int n = 0;
-  guarded([&] { n = rt().size(); });
+  guarded([&] { n = rt().size(bg()); });
   return n;
 }
 MPI_Fint blacs_dyn_world_f(void) { return MPI_Comm_c2f(blacs_dyn_world()); }
@@ -65,7 +69,7 @@ int blacs_dyn_expand(int nnew, const char* command, char* const argv[], const ch
     for (int i = 0; argv && argv[i]; ++i) req.args.emplace_back(argv[i]);
     req.hosts = hosts ? hosts : "";
     req.info = info;
-    rt().expand(req);
+    rt().expand(req, bg());
   });
 }
 
@@ -76,7 +80,7 @@ int blacs_dyn_expand_args(int nnew, const char* command, const char* args, const
     req.command = command ? command : "";
     if (args) req.args = blacs_dyn::split_args(args);
     req.hosts = hosts ? hosts : "";
-    rt().expand(req);
+    rt().expand(req, bg());
   });
 }
 
@@ -86,7 +90,7 @@ int blacs_dyn_expand_hosts(int nhosts, const char* const hosts[], const int coun
     // An argument error found here is not thrown: the other ranks are already on their
     // way into the collective, so it is reported there, on every rank.
     blacs_dyn::SpawnRequest req;
-    const bool root = blacs_dyn::Runtime::get().rank() == 0;
+    const bool root = blacs_dyn::Runtime::get().rank(bg()) == 0;
     if (nhosts < 1) req.invalid = "nhosts must be >= 1, got " + std::to_string(nhosts);
     else if (!counts) req.invalid = "counts is NULL";
     else if (root && !hosts) req.invalid = "hosts is NULL";
@@ -102,7 +106,7 @@ int blacs_dyn_expand_hosts(int nhosts, const char* const hosts[], const int coun
     req.command = command ? command : "";
     for (int i = 0; argv && argv[i]; ++i) req.args.emplace_back(argv[i]);
     req.info = info;
-    rt().expand(req);
+    rt().expand(req, bg());
   });
 }
 
@@ -123,7 +127,7 @@ int blacs_dyn_release_hosts(int nhosts, const char* const hosts[], int* leaving)
 
 int blacs_dyn_hosts(char* names, int stride) {
   return guarded([&] {
-    const auto all = rt().gather_hosts();
+    const auto all = rt().gather_hosts(bg());
     if (!names || stride < 1)
       throw blacs_dyn::Error(BLACS_DYN_ERR_ARG, "names is NULL or stride < 1");
     for (std::size_t r = 0; r < all.size(); ++r) {
@@ -135,7 +139,7 @@ int blacs_dyn_hosts(char* names, int stride) {
 }
 
 int blacs_dyn_expand_schema(const char* path) {
-  return guarded([&] { rt().expand_schema(path, false); });
+  return guarded([&] { rt().expand_schema(path, false, bg()); });
 }
 
 int blacs_dyn_shrink_to_level(int level, int* leaving) {
@@ -163,7 +167,7 @@ int blacs_dyn_retire(int* leaving) {
 
 int blacs_dyn_rank_groups(int* groups, int n) {
   return guarded([&] {
-    const std::vector<int> g = rt().rank_groups();
+    const std::vector<int> g = rt().rank_groups(bg());
     if (!groups || n < static_cast<int>(g.size()))
       throw blacs_dyn::Error(BLACS_DYN_ERR_ARG, "groups needs room for " + std::to_string(g.size()) + " ranks");
     std::copy(g.begin(), g.end(), groups);
@@ -228,11 +232,15 @@ int blacs_dyn_is_new(void) {
 void blacs_dyn_clear_new(void) { blacs_dyn::Runtime::get().clear_new(); }
 
 int blacs_dyn_share_state(void* buf, size_t* len, size_t cap) {
-  return guarded([&] { rt().share_state(buf, len, cap); });
+  return guarded([&] { rt().share_state(buf, len, cap, bg()); });
 }
 
 int blacs_dyn_background_thread(int on) {
-  return guarded([&] { rt().set_background_thread(on != 0); });
+  return guarded([&] {
+    rt();
+    if (on) blacs_dyn::take_background();
+    else blacs_dyn::give_back_background();
+  });
 }
 
 int blacs_dyn_publish_background(int* published) {

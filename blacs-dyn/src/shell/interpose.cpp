@@ -17,6 +17,7 @@
 #include <cstdlib>
 
 #include "malleable/blacs_dyn/error.hpp"
+#include "shell/background_seat.hpp"
 #include "shell/blacs_glue.hpp"
 #include "shell/config.hpp"
 #include "runtime/runtime.hpp"
@@ -65,15 +66,16 @@ void init_or_abort() {
 void pinfo(int* me, int* np) {
   auto& rt = blacs_dyn::Runtime::get();
   init_or_abort();
-  const MPI_Comm w = rt.world();
+  const blacs_dyn::BackgroundExpansion* bg = blacs_dyn::calling_thread_background();
+  const MPI_Comm w = rt.world(bg);
   if (w == MPI_COMM_NULL) {  // a process that left: it has no world until it exits
     *me = -1;
     *np = 0;
     return;
   }
-  blacs_dyn::blacs_publish_world(w, rt.rank(), rt.size());
-  *me = rt.rank();
-  *np = rt.size();
+  blacs_dyn::blacs_publish_world(w, rt.rank(bg), rt.size(bg));
+  *me = rt.rank(bg);
+  *np = rt.size(bg);
 }
 
 // blacs_setup (§3.3.4): after blacs_exit(1), expand as the schema file says; with no
@@ -82,11 +84,12 @@ void setup(int* me, int* np) {
   auto& rt = blacs_dyn::Runtime::get();
   init_or_abort();
   if (rt.active() && rt.exited_since_change()) {
+    blacs_dyn::BackgroundExpansion* bg = blacs_dyn::calling_thread_background();
     try {
-      rt.expand_schema(nullptr, true);
+      rt.expand_schema(nullptr, true, bg);
     } catch (const blacs_dyn::Error& e) {
       blacs_dyn::set_last_error(e.what());
-      if (rt.rank() == 0)
+      if (rt.rank(bg) == 0)
         std::fprintf(stderr, "blacs_setup: %s; the world is unchanged\n", e.what());
     }
   }
@@ -99,7 +102,7 @@ MPI_Comm dyn_world() {
   if (!blacs_dyn::blacs_world_published()) pinfo(&me, &np);
   auto& rt = blacs_dyn::Runtime::get();
   init_or_abort();
-  return rt.world();
+  return rt.world(blacs_dyn::calling_thread_background());
 }
 
 }  // namespace

@@ -166,7 +166,7 @@ int blacs_dyn_share_state(void* buf, size_t* len, size_t cap);
  * globals keep the old world. blacs_dyn_background_thread(0) ends the mark. Then the
  * main thread calls blacs_dyn_publish_background(): the pending world becomes the world
  * (*published = 1; 0 if nothing was pending). Other calls that change the world fail
- * with BLACS_DYN_ERR_STATE on other threads while a background thread runs or a world is
+ * with BLACS_DYN_ERR_STATE, on every thread, while a background thread runs or a world is
  * pending. */
 int blacs_dyn_background_thread(int on);
 int blacs_dyn_publish_background(int* published);
