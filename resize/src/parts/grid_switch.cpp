@@ -274,22 +274,22 @@ void GridSwitch::move_together(const blacs_dyn::Grid& from, const blacs_dyn::Gri
 }
 
 // One matrix's move: from its layout on the current grid (kept since its last placement;
-// from its record where a shrink dropped it) to its record's layout on `to`, a
-// block-cyclic matrix's form on both (context and leading dimension: the source's its
-// buffer's, held since its placement).
+// from its record where a shrink dropped it) to its record's layout on `to`, with its form
+// there (context and leading dimension, derived once: the placement it is given) and a
+// block-cyclic matrix's on the source (its leading dimension its buffer's, held since its
+// placement).
 GridSwitch::MovePart GridSwitch::move_part(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to) const {
   MovePart p;
   p.r = &r;
   p.la = r.layout() ? *r.layout() : layout_of(r, shape_of(from));
   p.lb = layout_of(r, shape_of(to));
-  p.to_context = context_of(to);
+  p.pb = detail::placement(r.mat(), p.lb, context_of(to), job.rank());  // the form it is placed in
   if (r.mat().extended()) {
     const auto [br, bc] = local_dims(p.lb);
     p.new_elements = static_cast<std::size_t>(br * bc);
   } else {
     p.pa = detail::placement(r.mat(), p.la, context_of(from), job.rank());
     if (r.layout() && p.pa.context >= 0) p.pa.lld = r.lld();  // placed as la: its buffer's, held
-    p.pb = detail::placement(r.mat(), p.lb, p.to_context, job.rank());
     p.new_elements = detail::descriptor_elements(p.lb, job.rank());
   }
   const auto [ar, ac] = local_dims(p.la);
@@ -369,7 +369,7 @@ std::int64_t GridSwitch::move_batch(std::vector<MovePart>& parts, std::size_t be
     } else {
       r.store->commit();  // the old buffer is freed here, before the next batch stages
     }
-    r.place(parts[k].lb, parts[k].to_context, job.rank());
+    r.place(parts[k].lb, parts[k].pb);
     acct.add(r.mat().type, batch.plan(k - begin));
   }
   MovePhases& ph = acct.phases;
@@ -407,7 +407,7 @@ void GridSwitch::move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::G
     detail::move_matrix(opt.mover, mv, job.world, whole.context());
     acct.add(r.mat().type, p.la, p.lb);
     r.store->commit();
-    r.place(p.lb, p.to_context, job.rank());
+    r.place(p.lb, p.pb);
     if (&r == &registry.mats.front()) fault_pause(cfg.session.fault, job.rank(), r.mat().name);
   }
 }
@@ -513,7 +513,7 @@ std::int64_t GridSwitch::total_bytes() const {
 // out on a grid of this shape is placed again with the grid's ranks, so that its kept
 // layout, the next move's source, names them; any other keeps its layout and takes the
 // new context.
-void GridSwitch::relabel_descs() {
+void GridSwitch::place_again_on_grid() {
   const int ctx = context_of(job.grid);
   for (auto& r : registry.mats) {
     const auto& l = r.layout();
@@ -569,7 +569,7 @@ std::int64_t GridSwitch::switch_grid(const std::optional<Grid>& from, const Grid
 void GridSwitch::settle_grid(const Grid& g) {
   job.grid = detail::blacs_grid(job.world, g);
   job.shape = g;
-  relabel_descs();
+  place_again_on_grid();
 }
 
 }  // namespace resize

@@ -143,8 +143,7 @@ struct GridSwitch {
   struct MovePart {
     Registered* r = nullptr;
     redist::Layout la, lb;
-    detail::Placement pa, pb;             // block-cyclic: the rest of its form on la's and lb's grids
-    int to_context = -1;            // the new grid's context here (-1 outside it)
+    detail::Placement pa, pb;       // the rest of its form on la's grid (block-cyclic) and lb's
     std::size_t new_elements = 0;
     std::int64_t old_bytes = 0, new_bytes = 0;
   };
@@ -175,8 +174,9 @@ struct GridSwitch {
   std::size_t new_elements_on(const Registered& r, const Grid& to) const;
   // The bytes this process sends to others when `r` moves from the current grid to `to`.
   std::int64_t sent_bytes_on(const Registered& r, const Grid& to) const;
-  // Same layout and buffers, new BLACS context (after the world changed under them).
-  void relabel_descs();
+  // Same layout and buffers, the form placed again on the grid made anew (its context, its
+  // ranks: after the world changed under them).
+  void place_again_on_grid();
 };
 // The local buffer (elements) a ScaLAPACK descriptor needs on this process: its leading
 // dimension times its local columns (at least 1); 0 off the grid (context < 0).

@@ -79,6 +79,10 @@ struct Registered {
   // rows, at least 1)}, kept and published. Its handle's cached index map is rebuilt.
   void place(redist::Layout l, int context, int rank) {
     const detail::Placement p = detail::placement(mat(), l, context, rank);
+    place(std::move(l), p);
+  }
+  // The same with the placement already derived (detail::placement of `l`: a move's target).
+  void place(redist::Layout l, detail::Placement p) {
     state->context = p.context;
     state->lld = p.lld;
     relayout(std::move(l));
