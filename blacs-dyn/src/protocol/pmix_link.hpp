@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A leaving process's connection to its launcher's PMIx server, as the kernel's TCP table
-// shows it (pure: text in, decisions out; runtime_shrink.cpp reads the files).
+// shows it (pure: text in, decisions out; runtime_leave.cpp reads the files).
 //
 // Why: Open MPI 4.1 over PMIx 4.2 hangs a later MPI_Comm_spawn when the launcher
 // deregisters a departed client before PMIx's progress thread has seen that client's

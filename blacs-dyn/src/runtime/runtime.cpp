@@ -3,6 +3,7 @@
 // final release. Protocol overview: docs/reference/blacs-dyn.md, "How it works".
 #include "runtime/runtime.hpp"
 #include "runtime/runtime_detail.hpp"
+#include "runtime/leave.hpp"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -407,11 +408,95 @@ void Runtime::require_active(const char* what, const BackgroundExpansion* bg) co
                                     ": this process has left the world; it must call blacs_dyn_leave()");
 }
 
+// The spawn group of every rank of the world `bg` sees.
+std::vector<int> Runtime::rank_groups(const BackgroundExpansion* bg) const {
+  std::lock_guard<std::mutex> lk(stack_mutex_);
+  const LevelStack& st = bg && bg->pending_ ? bg->pending_->stack : *stack_;
+  std::vector<int> out;
+  for (ProcId p : st.top().members) out.push_back(st.group_of(p));
+  return out;
+}
+
 const std::string& Runtime::spawn_unsupported_reason() {
   const Text spawn = read_config().spawn;
   if (spawn_unsupported_.empty() && spawn_disabled_by_setting(spawn ? spawn->c_str() : nullptr))
     spawn_unsupported_ = "spawn not supported: disabled by BLACS_DYN_SPAWN=" + *spawn;
   return spawn_unsupported_;
+}
+
+
+void Runtime::record_hosts(const std::vector<std::string>& by_rank, BackgroundExpansion* bg) {
+  std::lock_guard<std::mutex> lk(stack_mutex_);
+  LevelStack& st = bg && bg->pending_ ? bg->pending_->stack : *stack_;
+  const auto members = st.top().members;
+  for (std::size_t r = 0; r < by_rank.size() && r < members.size(); ++r) st.set_host(members[r], by_rank[r]);
+}
+
+std::vector<std::string> Runtime::gather_hosts(BackgroundExpansion* bg) {
+  ensure_init();
+  require_active("blacs_dyn_hosts", bg);
+  auto names = gather_processor_names(priv(bg));
+  record_hosts(names, bg);
+  return names;
+}
+
+// A level's communicators freed (MPI_COMM_WORLD itself is not).
+void Runtime::free_level(LevelComms& c) {
+  if (c.priv != MPI_COMM_NULL) MPI_Comm_free(&c.priv);
+  if (c.owned && c.world != MPI_COMM_NULL) MPI_Comm_free(&c.world);
+}
+
+void Runtime::free_all_comms() {
+  for (auto& c : comms_) {
+    if (c.priv != MPI_COMM_NULL) MPI_Comm_free(&c.priv);
+    if (c.owned && c.world != MPI_COMM_NULL) MPI_Comm_free(&c.world);
+  }
+  comms_.clear();
+}
+
+void Runtime::note_grid(MPI_Comm comm, int nprow, int npcol) {
+  if (!initialized_ || departure_ != Departure::Stay || comms_.empty()) return;
+  if (comm != world()) return;
+  std::lock_guard<std::mutex> lk(stack_mutex_);
+  stack_->set_grid(stack_->depth() - 1, nprow, npcol);
+}
+
+// The job's end: parked processes wait in park() for rank 0; spawn links are
+// disconnected pairwise (rank 0 with each live group, in level order) so every group
+// finalizes its own MPI_COMM_WORLD together with the rest.
+void Runtime::before_finalize() {
+  run_finalize_hook();
+  // The job's heartbeat and a joined launch's lifeline end with the job.
+  if (departure_ == Departure::Stay) join_.ticker.stop();
+  // A leaving process may end the thesis way (§3.3.5: blacs_exit(0) for the processes no
+  // longer part of the application) instead of calling blacs_dyn_leave(): same effect, and,
+  // like blacs_dyn_leave(), it does not return.
+  if (initialized_ && !finalized_ && departure_ == Departure::Exit) Leave(*this).exit_process();
+  if (initialized_ && !finalized_ && departure_ == Departure::Park) Leave(*this).park();
+  if (!initialized_ || finalized_ || !dynamic_ || departure_ != Departure::Stay) return;
+  // Armed until the process ends: PMPI_Finalize follows, which a dead peer can block.
+  dog_.arm(who(), "end of the job: releasing parked processes, disconnecting spawn links, MPI_Finalize",
+           join_timeout_seconds(), "a parked or spawned process died or hangs");
+  finalized_ = true;
+  if (me_ == 0) {
+    const std::vector<char> finalize = encode(Release::Finalize);
+    for (ProcId p = 0; p < stack_->nprocs_started(); ++p) {
+      if (stack_->state(p) != ProcState::Parked) continue;
+      const int g = stack_->group_of(p);
+      if (g == 0) {
+        MPI_Send(finalize.data(), static_cast<int>(finalize.size()), MPI_BYTE, p, kTagRelease, comms_[0].priv);
+      } else {
+        const auto members = stack_->group_members(g);
+        const int idx = static_cast<int>(std::find(members.begin(), members.end(), p) - members.begin());
+        MPI_Send(finalize.data(), static_cast<int>(finalize.size()), MPI_BYTE, idx, kTagRelease, group_links_.at(g));
+      }
+    }
+    for (auto& [g, lk] : group_links_) MPI_Comm_disconnect(&lk);
+    group_links_.clear();
+  } else if (link_ != MPI_COMM_NULL) {
+    MPI_Comm_disconnect(&link_);
+  }
+  free_all_comms();
 }
 
 }  // namespace blacs_dyn

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The MPI execution layer of blacs-dyn: one Runtime per process holds the level stack
 // (pure bookkeeping, level_stack.hpp), one communicator per level and the spawn links,
-// and carries out expansions, shrinks, parking and the final release. Everything here
-// touches MPI; the decisions come from LevelStack.
+// and carries out expansions and the final release; the state hand-over, shrinks, the
+// respawn's last step and a process's departure are types of their own (handover.hpp,
+// shrink.hpp, retire.hpp, leave.hpp). Everything here touches MPI; the decisions come
+// from LevelStack.
 #ifndef BLACS_DYN_RUNTIME_HPP
 #define BLACS_DYN_RUNTIME_HPP
 
@@ -122,7 +124,21 @@ class BackgroundExpansion {
   std::optional<PendingLevel> pending_;
 };
 
+class HandOver;
+class Leave;
+class Retire;
+class Shrink;
+
+// The state of the process's world and the operations' shared steps; the operations that
+// own their own state are types of their own, friends that change this state: HandOver
+// (handover.hpp: share_state), Shrink (shrink.hpp: to a level, to ranks, off nodes),
+// Retire (retire.hpp: the respawn's last step), Leave (leave.hpp: exit or park).
 class Runtime {
+  friend class HandOver;
+  friend class Leave;
+  friend class Retire;
+  friend class Shrink;
+
  public:
   static Runtime& get();
 
@@ -147,23 +163,12 @@ class Runtime {
   void expand(const SpawnRequest& req, BackgroundExpansion* bg = nullptr);
   // Returns false if `missing_ok` and the schema file does not exist (nothing done).
   bool expand_schema(const char* path, bool missing_ok, BackgroundExpansion* bg = nullptr);
-  // Return true on processes that leave (they must call leave()).
-  bool shrink_to_level(int level);
-  bool shrink_to_ranks(std::span<const int> keep);
-  // `invalid`: an argument error found on this rank, reported on every rank.
-  bool release_hosts(const std::vector<std::string>& hosts, const std::string& invalid = std::string());
   // Collective: the node of every rank of the current world (MPI_Get_processor_name),
   // also recorded in the stack.
   std::vector<std::string> gather_hosts(BackgroundExpansion* bg = nullptr);
-  [[noreturn]] void leave();
-  // A respawn's last step (runtime_retire.cpp), collective: the processes the last
-  // expansion started replace the world, every other process of the job ends (true on
-  // them: they must call leave()); the ones that stay go on as a job started with them.
-  bool retire();
   // The spawn group of every rank of the current world (processes of one group share an
   // MPI_COMM_WORLD: one launch). Local.
   std::vector<int> rank_groups(const BackgroundExpansion* bg = nullptr) const;
-  void share_state(void* buf, std::size_t* len, std::size_t cap, const BackgroundExpansion* bg = nullptr);
   void set_shrink_hook(blacs_dyn_shrink_hook hook, void* user) {
     shrink_hook_ = {hook, user};
   }
@@ -269,11 +274,6 @@ class Runtime {
                     BackgroundExpansion* bg);
   // `bg`: the background expansion the caller runs (it may change the world meanwhile).
   void require_active(const char* what, const BackgroundExpansion* bg = nullptr) const;
-  void shrink(const ShrinkPlan& plan);
-  // The steps of a shrink (runtime_shrink.cpp).
-  void run_shrink_hook(const ShrinkPlan& plan, const std::vector<int>& new_rank, MPI_Comm w);
-  void release_exiting(const ShrinkPlan& plan, Departure d);
-  void settle_after_shrink();
   // Private dup of the current world (`bg`'s pending one) for our own traffic.
   MPI_Comm priv(const BackgroundExpansion* bg = nullptr) const;
   // The steps of an expansion by spawning (runtime_expand.cpp).
@@ -294,14 +294,7 @@ class Runtime {
   void share_request(SpawnRequest& req, MPI_Comm w, const BackgroundExpansion* bg) const;
   // Into the stack `bg` sees (its pending one, else the published one).
   void record_hosts(const std::vector<std::string>& by_rank, BackgroundExpansion* bg = nullptr);
-  // The steps of a respawn's hand-off (runtime_retire.cpp).
-  RetirePlan agree_retire(MPI_Comm w);
-  void end_spawn_links(const RetirePlan& plan);
-  void install_respawned(MPI_Comm nw, const RetirePlan& plan, int my_new);
-  void link_new_groups(MPI_Comm nw, const LevelStack& next, int my_group);
   void free_all_comms();
-  [[noreturn]] void exit_process();
-  [[noreturn]] void park();
 
   static void free_level(LevelComms& c);
   // The level `bg` sees: its pending one if it has one, else the published top.

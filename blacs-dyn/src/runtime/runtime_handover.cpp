@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The expansion's hand-over (Runtime::share_state): after an expansion, rank 0's bytes
+// The expansion's hand-over (HandOver, handover.hpp): after an expansion, rank 0's bytes
 // (the application's state) reach every process of the grown world, the newcomers
 // included, each rank's buffer checked first.
+#include "runtime/handover.hpp"
+
 #include "runtime/runtime.hpp"
 #include "runtime/runtime_detail.hpp"
 
@@ -15,11 +17,16 @@ namespace blacs_dyn {
 
 using namespace detail;
 
-void Runtime::share_state(void* buf, std::size_t* len, std::size_t cap, const BackgroundExpansion* bg) {
-  ensure_init();
-  require_active("blacs_dyn_share_state", bg);
-  const MPI_Comm w = priv(bg);
-  const int r = rank(bg);
+HandOver::HandOver(Runtime& rt, const BackgroundExpansion* bg) : bg_(bg) {
+  rt.ensure_init();
+  rt.require_active("blacs_dyn_share_state", bg);
+  world_ = rt.priv(bg);
+  rank_ = rt.rank(bg);
+}
+
+void HandOver::share(void* buf, std::size_t* len, std::size_t cap) {
+  const MPI_Comm w = world_;
+  const int r = rank_;
   std::optional<Error> err;
   unsigned long long n = 0;
   if (r == 0) {
@@ -36,7 +43,7 @@ void Runtime::share_state(void* buf, std::size_t* len, std::size_t cap, const Ba
                                     std::to_string(cap) + " on rank " + std::to_string(r));
     else if (n > 0 && !buf) err = Error(BLACS_DYN_ERR_ARG, "buf is NULL on rank " + std::to_string(r));
   }
-  agree(w, err, bg);
+  agree(w, err, bg_);
   malleable::collective::broadcast_chunks(w, 0, static_cast<char*>(buf), n, checked);
   if (r != 0) *len = static_cast<std::size_t>(n);
 }

@@ -12,6 +12,10 @@
 #include "shell/blacs_glue.hpp"
 #include "shell/mpi_probe.hpp"
 #include "protocol/schema.hpp"
+#include "runtime/handover.hpp"
+#include "runtime/leave.hpp"
+#include "runtime/retire.hpp"
+#include "runtime/shrink.hpp"
 #include "runtime/runtime.hpp"
 
 namespace {
@@ -120,7 +124,7 @@ int blacs_dyn_release_hosts(int nhosts, const char* const hosts[], int* leaving)
       if (!hosts[i]) invalid = "hosts[" + std::to_string(i) + "] is NULL";
       else h.emplace_back(hosts[i]);
     }
-    const bool l = rt().release_hosts(h, invalid);
+    const bool l = blacs_dyn::Shrink(rt()).release_hosts(h, invalid);
     if (leaving) *leaving = l ? 1 : 0;
   });
 }
@@ -144,7 +148,7 @@ int blacs_dyn_expand_schema(const char* path) {
 
 int blacs_dyn_shrink_to_level(int level, int* leaving) {
   return guarded([&] {
-    const bool l = rt().shrink_to_level(level);
+    const bool l = blacs_dyn::Shrink(rt()).to_level(level);
     if (leaving) *leaving = l ? 1 : 0;
   });
 }
@@ -153,14 +157,14 @@ int blacs_dyn_shrink_to_ranks(const int* keep, int nkeep, int* leaving) {
   return guarded([&] {
     if (nkeep < 0) throw blacs_dyn::Error(BLACS_DYN_ERR_ARG, "nkeep must be >= 1, got " + std::to_string(nkeep));
     if (nkeep > 0 && !keep) throw blacs_dyn::Error(BLACS_DYN_ERR_ARG, "keep is NULL");
-    const bool l = rt().shrink_to_ranks(std::span<const int>(keep, static_cast<std::size_t>(nkeep)));
+    const bool l = blacs_dyn::Shrink(rt()).to_ranks(std::span<const int>(keep, static_cast<std::size_t>(nkeep)));
     if (leaving) *leaving = l ? 1 : 0;
   });
 }
 
 int blacs_dyn_retire(int* leaving) {
   return guarded([&] {
-    const bool l = rt().retire();
+    const bool l = blacs_dyn::Retire(rt()).run();
     if (leaving) *leaving = l ? 1 : 0;
   });
 }
@@ -175,7 +179,7 @@ int blacs_dyn_rank_groups(int* groups, int n) {
 }
 
 void blacs_dyn_leave(void) {
-  const int rc = guarded([&] { rt().leave(); });
+  const int rc = guarded([&] { blacs_dyn::Leave(rt()).run(); });
   std::fprintf(stderr, "blacs-dyn: blacs_dyn_leave: %s (%s)\n", blacs_dyn_last_error(), blacs_dyn_status_string(rc));
 }
 
@@ -232,7 +236,7 @@ int blacs_dyn_is_new(void) {
 void blacs_dyn_clear_new(void) { blacs_dyn::Runtime::get().clear_new(); }
 
 int blacs_dyn_share_state(void* buf, size_t* len, size_t cap) {
-  return guarded([&] { rt().share_state(buf, len, cap, bg()); });
+  return guarded([&] { blacs_dyn::HandOver(rt(), bg()).share(buf, len, cap); });
 }
 
 int blacs_dyn_background_thread(int on) {
