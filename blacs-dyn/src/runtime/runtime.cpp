@@ -499,4 +499,34 @@ void Runtime::before_finalize() {
   free_all_comms();
 }
 
+// The grown world installed (or left pending in `bg`): the last step of every expansion,
+// spawned or joined.
+void Runtime::commit_level(MPI_Comm merged, LevelStack next, std::map<int, MPI_Comm> new_links, PhaseTrace& trace,
+                           BackgroundExpansion* bg) {
+  LevelComms lc{merged, true, MPI_COMM_NULL};
+  check(MPI_Comm_dup(merged, &lc.priv), "MPI_Comm_dup");
+  trace.mark("dup");
+  MPI_Comm_set_errhandler(lc.priv, MPI_ERRORS_RETURN);
+  if (bg) {
+    // Background resizes: the grown world stays the background expansion's until the main
+    // thread publishes it.
+    bg->pending_ = PendingLevel{lc, std::move(next), std::move(new_links)};
+    record_hosts(gather_processor_names(lc.priv), bg);
+    trace.mark("hosts");
+    return;
+  }
+  comms_.push_back(lc);
+  {
+    std::lock_guard<std::mutex> lk(stack_mutex_);
+    stack_ = std::move(next);
+  }
+  for (auto& [g, l] : new_links) group_links_[g] = l;
+  dynamic_ = true;
+  is_new_ = false;
+  exited_since_change_ = false;
+  record_hosts(gather_processor_names(lc.priv));
+  trace.mark("hosts");
+  blacs_sync_world(merged);
+}
+
 }  // namespace blacs_dyn

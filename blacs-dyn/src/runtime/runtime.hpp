@@ -124,16 +124,18 @@ class BackgroundExpansion {
   std::optional<PendingLevel> pending_;
 };
 
+class Expand;
 class HandOver;
 class Leave;
 class Retire;
 class Shrink;
 
 // The state of the process's world and the operations' shared steps; the operations that
-// own their own state are types of their own, friends that change this state: HandOver
-// (handover.hpp: share_state), Shrink (shrink.hpp: to a level, to ranks, off nodes),
+// own their own state are types of their own, friends that change this state: Expand
+// (expand.hpp: expand by spawn), HandOver (handover.hpp: share_state), Shrink (shrink.hpp: to a level, to ranks, off nodes),
 // Retire (retire.hpp: the respawn's last step), Leave (leave.hpp: exit or park).
 class Runtime {
+  friend class Expand;
   friend class HandOver;
   friend class Leave;
   friend class Retire;
@@ -158,11 +160,6 @@ class Runtime {
   void clear_new() { is_new_ = false; }
   Departure departure() const { return departure_; }
 
-  // Collective over the current world; root-significant arguments as MPI_Comm_spawn.
-  // `bg`: the background expansion the calling thread runs (its grown world stays pending).
-  void expand(const SpawnRequest& req, BackgroundExpansion* bg = nullptr);
-  // Returns false if `missing_ok` and the schema file does not exist (nothing done).
-  bool expand_schema(const char* path, bool missing_ok, BackgroundExpansion* bg = nullptr);
   // Collective: the node of every rank of the current world (MPI_Get_processor_name),
   // also recorded in the stack.
   std::vector<std::string> gather_hosts(BackgroundExpansion* bg = nullptr);
@@ -276,22 +273,6 @@ class Runtime {
   void require_active(const char* what, const BackgroundExpansion* bg = nullptr) const;
   // Private dup of the current world (`bg`'s pending one) for our own traffic.
   MPI_Comm priv(const BackgroundExpansion* bg = nullptr) const;
-  // The steps of an expansion by spawning (runtime_expand.cpp).
-  int agree_expansion(const SpawnRequest& request, const LevelStack& cur, MPI_Comm w, const BackgroundExpansion* bg);
-  std::optional<Error> spawn_groups(const SpawnRequest& req, bool per_host, int level, std::vector<MPI_Comm>& links,
-                                    const BackgroundExpansion* bg);
-  void agree_spawned(MPI_Comm w, const std::optional<Error>& err, const SpawnRequest& req,
-                     std::vector<MPI_Comm>& links, int level, const BackgroundExpansion* bg);
-  MPI_Comm spawn_group(const SpawnRequest& req, int level);
-  MPI_Comm spawn_and_handshake(const SpawnRequest& req, int level);
-  void check_expansion(const SpawnRequest& request, const LevelStack& cur, int total);
-  void finish_expansion(MPI_Comm w, const LevelStack& cur, const SpawnRequest& req, const std::vector<int>& spawner,
-                        std::vector<MPI_Comm>& links, detail::PhaseTrace& trace, BackgroundExpansion* bg);
-  // Joins the spawned groups to the world one after the other (each spawning parent
-  // bridges its group in) and hands every group's spawn link over to rank 0.
-  MPI_Comm merge_groups(MPI_Comm world, const std::vector<int>& spawner, int my_group,
-                        std::vector<MPI_Comm>& links, const std::vector<int>& first_rank);
-  void share_request(SpawnRequest& req, MPI_Comm w, const BackgroundExpansion* bg) const;
   // Into the stack `bg` sees (its pending one, else the published one).
   void record_hosts(const std::vector<std::string>& by_rank, BackgroundExpansion* bg = nullptr);
   void free_all_comms();

@@ -65,6 +65,11 @@ std::string seconds_text(double s);
 std::uint64_t fingerprint(const ShrinkPlan& plan);
 // The processor name (node) of every rank of `comm`, in rank order.
 std::vector<std::string> gather_processor_names(MPI_Comm comm);
+// Joins the spawned groups to the world one after the other (each spawning parent
+// bridges its group in) and hands every group's spawn link over to rank 0
+// (runtime_expand.cpp). `my_group`: a newcomer's group (-1 in the world that spawned).
+MPI_Comm merge_groups(MPI_Comm world, const std::vector<int>& spawner, int my_group, std::vector<MPI_Comm>& links,
+                      const std::vector<int>& first_rank);
 
 // BLACS_DYN_TRACE=1: rank 0 of an expansion prints the time of each phase on stderr.
 class PhaseTrace {

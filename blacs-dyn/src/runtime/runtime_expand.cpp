@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Expansions: spawning newcomers, the hand-shake with them and the
-// merge into the world; schema files.
+// An expansion by spawning (Expand, expand.hpp): spawning newcomers, the hand-shake with
+// them and the merge into the world; schema files.
+#include "runtime/expand.hpp"
+
 #include "runtime/runtime.hpp"
 #include "runtime/runtime_detail.hpp"
 
@@ -162,7 +164,7 @@ std::string foreign_newcomer(const CheckIn& in, int nnew) {
 }  // namespace
 
 // One MPI_Comm_spawn of req.nnew processes over MPI_COMM_SELF: their link.
-MPI_Comm Runtime::spawn_group(const SpawnRequest& req, int level) {
+MPI_Comm Expand::spawn_group(const SpawnRequest& req, int level) {
   MPI_Info info = spawn_info(req, level);
   std::vector<char*> argv;
   for (const auto& a : req.args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -173,7 +175,7 @@ MPI_Comm Runtime::spawn_group(const SpawnRequest& req, int level) {
   // Open MPI's MPI_Comm_spawn returns only once every child is through MPI_Init: a child
   // that dies or exits first (a crash, or an executable that is no blacs-dyn program)
   // would block it for minutes or for ever. The join timeout covers the spawn too.
-  dog_.phase("MPI_Comm_spawn of " + std::to_string(req.nnew) + " x '" + req.command + "'" +
+  rt_.dog_.phase("MPI_Comm_spawn of " + std::to_string(req.nnew) + " x '" + req.command + "'" +
                  (req.hosts.empty() ? std::string() : " on " + req.hosts),
              join_timeout_seconds(),
              "a spawned process died or exited before its MPI_Init completed (killed, crashed, or '" +
@@ -190,9 +192,9 @@ MPI_Comm Runtime::spawn_group(const SpawnRequest& req, int level) {
   return link;
 }
 
-MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level) {
+MPI_Comm Expand::spawn_and_handshake(const SpawnRequest& req, int level) {
   MPI_Comm link = spawn_group(req, level);
-  dog_.phase("check-in of " + std::to_string(req.nnew) + " newcomers", join_timeout_seconds() + 10,
+  rt_.dog_.phase("check-in of " + std::to_string(req.nnew) + " newcomers", join_timeout_seconds() + 10,
              "the check-in loop itself did not return");
   const double timeout = join_timeout_seconds();
   CheckIn in = await_check_in(link, req.nnew, timeout);
@@ -245,7 +247,7 @@ void hand_links_to_rank0(MPI_Comm cur, const std::vector<int>& spawner, int mine
 
 }  // namespace
 
-MPI_Comm Runtime::merge_groups(MPI_Comm w, const std::vector<int>& spawner, int mine,
+MPI_Comm detail::merge_groups(MPI_Comm w, const std::vector<int>& spawner, int mine,
                                std::vector<MPI_Comm>& links, const std::vector<int>& first_rank) {
   // Group by group, in order, the world grows: the group's spawning parent merges its
   // spawn link into a bridge, the world and the group make an intercommunicator over it,
@@ -282,9 +284,9 @@ MPI_Comm Runtime::merge_groups(MPI_Comm w, const std::vector<int>& spawner, int 
 
 // Rank 0's request reaches every rank (the spawners of the other groups need it), and
 // with it the keys of rank 0's MPI_Info (an MPI_Info object cannot be sent).
-void Runtime::share_request(SpawnRequest& req, MPI_Comm w, const BackgroundExpansion* bg) const {
+void Expand::share_request(SpawnRequest& req, MPI_Comm w) const {
   std::vector<char> bytes;
-  if (rank(bg) == 0) {
+  if (rt_.rank(bg_) == 0) {
     SharedRequest m{req.command, req.wdir, req.hosts, req.args, {}, {}};
     for (const auto& g : req.groups) m.groups.emplace_back(g.host, g.count);
     int nkeys = 0;
@@ -297,7 +299,7 @@ void Runtime::share_request(SpawnRequest& req, MPI_Comm w, const BackgroundExpan
     bytes = encode(m);
   }
   malleable::collective::broadcast_bytes(w, 0, bytes, [](int rc, const char* what) { check(rc, what); });
-  if (rank(bg) == 0) return;
+  if (rt_.rank(bg_) == 0) return;
   SharedRequest m;
   try {
     m = decode_request(bytes);
@@ -320,8 +322,8 @@ void Runtime::share_request(SpawnRequest& req, MPI_Comm w, const BackgroundExpan
 // Rank 0's checks of an expansion before anything is spawned (the others learn the
 // outcome in agree()): BLACS interposed, counts and hosts valid, spawning supported, the
 // executable there and slots enough for `total` new processes.
-void Runtime::check_expansion(const SpawnRequest& request, const LevelStack& cur, int total) {
-  if (!blacs_interposed_)
+void Expand::check_request(const SpawnRequest& request, const LevelStack& cur, int total) {
+  if (!rt_.blacs_interposed_)
     throw Error(BLACS_DYN_ERR_STATE,
                 "blacs-dyn's BLACS entry points are not the ones in use: link "
                 "libmalleable_blacs_dyn ahead of ScaLAPACK (or LD_PRELOAD it)");
@@ -336,7 +338,7 @@ void Runtime::check_expansion(const SpawnRequest& request, const LevelStack& cur
       throw Error(BLACS_DYN_ERR_ARG, "hosts[" + std::to_string(i) + "] = '" + g.host +
                                         "' is not one host name");
   }
-  if (const std::string& why = spawn_unsupported_reason(); !why.empty())
+  if (const std::string& why = rt_.spawn_unsupported_reason(); !why.empty())
     throw Error(BLACS_DYN_ERR_UNSUPPORTED, why);
   check_executable(request.command, request.wdir.empty() ? info_get(request.info, "wdir") : request.wdir);
   check_capacity(cur.alive(), total);
@@ -344,10 +346,9 @@ void Runtime::check_expansion(const SpawnRequest& request, const LevelStack& cur
 
 // Every group spawned and checked in: the go message with the grown stack, the merges,
 // and the grown world installed (or left pending for the main thread).
-void Runtime::finish_expansion(MPI_Comm w, const LevelStack& cur, const SpawnRequest& req,
-                               const std::vector<int>& spawner, std::vector<MPI_Comm>& links, PhaseTrace& trace,
-                               BackgroundExpansion* bg) {
-  const int r = rank(bg), n = size(bg);
+void Expand::finish(MPI_Comm w, const LevelStack& cur, const SpawnRequest& req,
+                               const std::vector<int>& spawner, std::vector<MPI_Comm>& links, PhaseTrace& trace) {
+  const int r = rt_.rank(bg_), n = rt_.size(bg_);
   const int k = static_cast<int>(req.groups.size());
   const int level = cur.depth();
   const double timeout = join_timeout_seconds();
@@ -371,50 +372,22 @@ void Runtime::finish_expansion(MPI_Comm w, const LevelStack& cur, const SpawnReq
             "MPI_Send (go)");
   }
   trace.mark("go");
-  dog_.phase("expansion to level " + std::to_string(level) + ": merge of the newcomers into the world", timeout,
+  rt_.dog_.phase("expansion to level " + std::to_string(level) + ": merge of the newcomers into the world", timeout,
              "a process of the world or a newcomer died or hangs");
   const MPI_Comm merged = merge_groups(w, spawner, -1, links, first_rank);
   trace.mark("merges + hand-over");
   std::map<int, MPI_Comm> new_links;
   if (r == 0)
     for (int i = 0; i < k; ++i) new_links[ids[static_cast<std::size_t>(i)]] = links[static_cast<std::size_t>(i)];
-  commit_level(merged, std::move(next), std::move(new_links), trace, bg);
+  rt_.commit_level(merged, std::move(next), std::move(new_links), trace, bg_);
 }
 
-void Runtime::commit_level(MPI_Comm merged, LevelStack next, std::map<int, MPI_Comm> new_links, PhaseTrace& trace,
-                           BackgroundExpansion* bg) {
-  LevelComms lc{merged, true, MPI_COMM_NULL};
-  check(MPI_Comm_dup(merged, &lc.priv), "MPI_Comm_dup");
-  trace.mark("dup");
-  MPI_Comm_set_errhandler(lc.priv, MPI_ERRORS_RETURN);
-  if (bg) {
-    // Background resizes: the grown world stays the background expansion's until the main
-    // thread publishes it.
-    bg->pending_ = PendingLevel{lc, std::move(next), std::move(new_links)};
-    record_hosts(gather_processor_names(lc.priv), bg);
-    trace.mark("hosts");
-    return;
-  }
-  comms_.push_back(lc);
-  {
-    std::lock_guard<std::mutex> lk(stack_mutex_);
-    stack_ = std::move(next);
-  }
-  for (auto& [g, l] : new_links) group_links_[g] = l;
-  dynamic_ = true;
-  is_new_ = false;
-  exited_since_change_ = false;
-  record_hosts(gather_processor_names(lc.priv));
-  trace.mark("hosts");
-  blacs_sync_world(merged);
-}
 
 // The counts agreed everywhere (like nnew of MPI_Comm_spawn, the number of groups and
 // of processes must be the same on every rank; everything else is read on rank 0) and
 // rank 0's checks: the processes to spawn, or every rank throws the same error.
-int Runtime::agree_expansion(const SpawnRequest& request, const LevelStack& cur, MPI_Comm w,
-                             const BackgroundExpansion* bg) {
-  const int r = rank(bg);
+int Expand::agree_counts(const SpawnRequest& request, const LevelStack& cur, MPI_Comm w) {
+  const int r = rt_.rank(bg_);
   std::optional<Error> err;
   int total = request.nnew, ngroups = 1;
   if (!request.groups.empty()) {
@@ -435,21 +408,21 @@ int Runtime::agree_expansion(const SpawnRequest& request, const LevelStack& cur,
                                   " .. " + std::to_string(nhosts.hi) + ")");
   if (r == 0 && !err) {
     try {
-      check_expansion(request, cur, total);
+      check_request(request, cur, total);
     } catch (const Error& e) {
       err = e;
     }
   }
-  agree(w, err, bg);
+  agree(w, err, bg_);
   return total;
 }
 
 // Group i is spawned by world rank i % n: spawns of different nodes run at the same
 // time (rank 0 alone would start them one after the other). This rank's groups, each
 // spawned and checked in; the first failure is returned, the groups after it not spawned.
-std::optional<Error> Runtime::spawn_groups(const SpawnRequest& req, bool per_host, int level,
-                                           std::vector<MPI_Comm>& links, const BackgroundExpansion* bg) {
-  const int r = rank(bg), n = size(bg);
+std::optional<Error> Expand::spawn_groups(const SpawnRequest& req, bool per_host, int level,
+                                           std::vector<MPI_Comm>& links) {
+  const int r = rt_.rank(bg_), n = rt_.size(bg_);
   const int k = static_cast<int>(req.groups.size());
   std::optional<Error> err;
   for (int i = r; i < k && !err; i += n) {
@@ -468,15 +441,15 @@ std::optional<Error> Runtime::spawn_groups(const SpawnRequest& req, bool per_hos
 
 // Every rank learns whether every spawn succeeded; if one failed, the groups that did
 // start are sent away and every rank throws.
-void Runtime::agree_spawned(MPI_Comm w, const std::optional<Error>& err, const SpawnRequest& req,
-                            std::vector<MPI_Comm>& links, int level, const BackgroundExpansion* bg) {
-  const int r = rank(bg), n = size(bg);
+void Expand::agree_spawned(MPI_Comm w, const std::optional<Error>& err, const SpawnRequest& req,
+                            std::vector<MPI_Comm>& links, int level) {
+  const int r = rt_.rank(bg_), n = rt_.size(bg_);
   const int k = static_cast<int>(req.groups.size());
   try {
-    agree(w, err, bg);
+    agree(w, err, bg_);
   } catch (const Error& e) {
     // Every rank remembers an MPI that cannot spawn (the same message everywhere).
-    if (e.code() == BLACS_DYN_ERR_UNSUPPORTED) spawn_unsupported_ = e.what();
+    if (e.code() == BLACS_DYN_ERR_UNSUPPORTED) rt_.spawn_unsupported_ = e.what();
     // Another spawn failed: the groups that did start are sent away.
     for (int i = r; i < k; i += n) {
       auto& l = links[static_cast<std::size_t>(i)];
@@ -490,24 +463,24 @@ void Runtime::agree_spawned(MPI_Comm w, const std::optional<Error>& err, const S
   }
 }
 
-void Runtime::expand(const SpawnRequest& request, BackgroundExpansion* bg) {
-  ensure_init();
-  require_active("blacs_dyn_expand", bg);
-  const MPI_Comm w = priv(bg);
-  const int r = rank(bg), n = size(bg);
+void Expand::run(const SpawnRequest& request) {
+  rt_.ensure_init();
+  rt_.require_active("blacs_dyn_expand", bg_);
+  const MPI_Comm w = rt_.priv(bg_);
+  const int r = rt_.rank(bg_), n = rt_.size(bg_);
   // A copy: the main thread may record a grid on the stack meanwhile (note_grid) when
   // this runs on the background thread.
   const LevelStack cur = [&] {
-    std::lock_guard<std::mutex> lk(stack_mutex_);
-    return *stack_;
+    std::lock_guard<std::mutex> lk(rt_.stack_mutex_);
+    return *rt_.stack_;
   }();
   PhaseTrace trace(r == 0);
   const double timeout = join_timeout_seconds();
-  WatchdogScope watch(dog_);
-  dog_.arm(who(), "expansion: checks", timeout, "a process of the world died or hangs");
-  const int total = agree_expansion(request, cur, w, bg);
+  WatchdogScope watch(rt_.dog_);
+  rt_.dog_.arm(rt_.who(), "expansion: checks", timeout, "a process of the world died or hangs");
+  const int total = agree_counts(request, cur, w);
   SpawnRequest req = request;
-  share_request(req, w, bg);
+  share_request(req, w);
   if (req.groups.empty()) req.groups.push_back(GroupRequest{req.hosts, total});
   const int k = static_cast<int>(req.groups.size());
   trace.mark("checks");
@@ -520,22 +493,22 @@ void Runtime::expand(const SpawnRequest& request, BackgroundExpansion* bg) {
   // deadlines (spawn, then check-in) come first.
   const std::string wait_spawners = "expansion to level " + std::to_string(level) +
                                     ": waiting for the spawning rank(s) (MPI_Comm_spawn and check-in)";
-  dog_.phase(wait_spawners, 2 * timeout + 20, "a spawning rank died or hangs");
-  const std::optional<Error> err = spawn_groups(req, !request.groups.empty(), level, links, bg);
+  rt_.dog_.phase(wait_spawners, 2 * timeout + 20, "a spawning rank died or hangs");
+  const std::optional<Error> err = spawn_groups(req, !request.groups.empty(), level, links);
   if (r != 0 && req.info != MPI_INFO_NULL) MPI_Info_free(&req.info);
   trace.mark("spawn + check-in");
-  dog_.phase(wait_spawners, 2 * timeout + 20, "a spawning rank died or hangs");
-  agree_spawned(w, err, req, links, level, bg);
+  rt_.dog_.phase(wait_spawners, 2 * timeout + 20, "a spawning rank died or hangs");
+  agree_spawned(w, err, req, links, level);
   trace.mark("agree");
 
-  finish_expansion(w, cur, req, spawner, links, trace, bg);
+  finish(w, cur, req, spawner, links, trace);
 }
 
-bool Runtime::expand_schema(const char* path, bool missing_ok, BackgroundExpansion* bg) {
-  ensure_init();
-  require_active("blacs_dyn_expand_schema", bg);
-  const MPI_Comm w = priv(bg);
-  const int r = rank(bg);
+bool Expand::from_schema(const char* path, bool missing_ok) {
+  rt_.ensure_init();
+  rt_.require_active("blacs_dyn_expand_schema", bg_);
+  const MPI_Comm w = rt_.priv(bg_);
+  const int r = rt_.rank(bg_);
   std::optional<Error> err;
   SpawnRequest req;
   SchemaOutcome state;
@@ -562,7 +535,7 @@ bool Runtime::expand_schema(const char* path, bool missing_ok, BackgroundExpansi
       }
     }
   }
-  agree(w, err, bg);
+  agree(w, err, bg_);
   std::vector<char> bytes = encode(state);
   check(MPI_Bcast(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, 0, w), "MPI_Bcast (schema)");
   try {
@@ -572,7 +545,7 @@ bool Runtime::expand_schema(const char* path, bool missing_ok, BackgroundExpansi
   }
   if (state.missing) return false;
   req.nnew = state.nnew;
-  expand(req, bg);
+  run(req);
   return true;
 }
 

@@ -12,6 +12,7 @@
 #include "shell/blacs_glue.hpp"
 #include "shell/mpi_probe.hpp"
 #include "protocol/schema.hpp"
+#include "runtime/expand.hpp"
 #include "runtime/handover.hpp"
 #include "runtime/leave.hpp"
 #include "runtime/retire.hpp"
@@ -73,7 +74,7 @@ int blacs_dyn_expand(int nnew, const char* command, char* const argv[], const ch
     for (int i = 0; argv && argv[i]; ++i) req.args.emplace_back(argv[i]);
     req.hosts = hosts ? hosts : "";
     req.info = info;
-    rt().expand(req, bg());
+    blacs_dyn::Expand(rt(), bg()).run(req);
   });
 }
 
@@ -84,7 +85,7 @@ int blacs_dyn_expand_args(int nnew, const char* command, const char* args, const
     req.command = command ? command : "";
     if (args) req.args = blacs_dyn::split_args(args);
     req.hosts = hosts ? hosts : "";
-    rt().expand(req, bg());
+    blacs_dyn::Expand(rt(), bg()).run(req);
   });
 }
 
@@ -110,7 +111,7 @@ int blacs_dyn_expand_hosts(int nhosts, const char* const hosts[], const int coun
     req.command = command ? command : "";
     for (int i = 0; argv && argv[i]; ++i) req.args.emplace_back(argv[i]);
     req.info = info;
-    rt().expand(req, bg());
+    blacs_dyn::Expand(rt(), bg()).run(req);
   });
 }
 
@@ -143,7 +144,7 @@ int blacs_dyn_hosts(char* names, int stride) {
 }
 
 int blacs_dyn_expand_schema(const char* path) {
-  return guarded([&] { rt().expand_schema(path, false, bg()); });
+  return guarded([&] { blacs_dyn::Expand(rt(), bg()).from_schema(path, false); });
 }
 
 int blacs_dyn_shrink_to_level(int level, int* leaving) {

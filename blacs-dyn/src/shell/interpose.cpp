@@ -20,6 +20,7 @@
 #include "shell/background_seat.hpp"
 #include "shell/blacs_glue.hpp"
 #include "shell/config.hpp"
+#include "runtime/expand.hpp"
 #include "runtime/runtime.hpp"
 
 // BLACS' own handle conversions (exported by ScaLAPACK, not in a public header).
@@ -86,7 +87,7 @@ void setup(int* me, int* np) {
   if (rt.active() && rt.exited_since_change()) {
     blacs_dyn::BackgroundExpansion* bg = blacs_dyn::calling_thread_background();
     try {
-      rt.expand_schema(nullptr, true, bg);
+      blacs_dyn::Expand(rt, bg).from_schema(nullptr, true);
     } catch (const blacs_dyn::Error& e) {
       blacs_dyn::set_last_error(e.what());
       if (rt.rank(bg) == 0)
