@@ -6,7 +6,6 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -20,8 +19,10 @@ namespace {
 struct Gemm {
   int n = 0, nb = 0;
   resize::Matrix<double> a, b;  // the session's (moved at every resize)
-  std::array<int, 9> dc{};      // C = A * B: a scratch matrix with B's layout
+  // C = A * B: a scratch matrix with B's layout (B's descriptor describes it), made anew
+  // on each grid (its context) and at each size
   std::vector<double> c;
+  int c_context = -1;
   double scale = 1.0;
 };
 
@@ -48,14 +49,14 @@ int main(int argc, char** argv) {
   };
   h.iterate = [&](resize::Session& s) {
     if (s.in_grid()) {
-      if (g.dc[1] != s.context() || g.c.size() != g.b.size()) {
-        g.dc = g.b.descriptor();
+      if (g.c_context != s.context() || g.c.size() != g.b.size()) {
+        g.c_context = s.context();
         g.c.assign(g.b.size(), 0.0);
       }
       const double one = 1.0, zero = 0.0;
       const int ione = 1;
       pdgemm_("N", "N", &g.n, &g.n, &g.n, &one, g.a.data(), &ione, &ione, g.a.desc(), g.b.data(), &ione,
-              &ione, g.b.desc(), &zero, g.c.data(), &ione, &ione, g.dc.data());
+              &ione, g.b.desc(), &zero, g.c.data(), &ione, &ione, g.b.desc());
       double* b = g.b.data();
       for (std::size_t k = 0; k < g.b.size(); ++k) b[k] = g.scale * g.c[k];
     }
