@@ -3,7 +3,8 @@
 // counts agreed and rank 0's checks, rank 0's request shared, each group spawned (group i
 // by world rank i % n) and checked in, the go message with the grown stack, the merges,
 // and the grown world committed, or left pending in the background expansion the caller
-// runs. One Expand per call, on the world its caller sees (`bg`).
+// runs. One Expand per call, on the world its caller sees (`bg`); it owns what its steps
+// hand each other.
 #ifndef BLACS_DYN_RUNTIME_EXPAND_HPP
 #define BLACS_DYN_RUNTIME_EXPAND_HPP
 
@@ -14,15 +15,12 @@
 
 #include "malleable/blacs_dyn/error.hpp"
 #include "protocol/level_stack.hpp"
+#include "runtime/runtime.hpp"
 
 namespace blacs_dyn {
 namespace detail {
 class PhaseTrace;
 }
-class BackgroundExpansion;
-class Runtime;
-struct SpawnRequest;
-
 class Expand {
  public:
   // `bg`: the background expansion the caller runs (null: the published world).
@@ -34,19 +32,28 @@ class Expand {
   bool from_schema(const char* path, bool missing_ok);
 
  private:
-  int agree_counts(const SpawnRequest& request, const LevelStack& cur, MPI_Comm w);
-  void check_request(const SpawnRequest& request, const LevelStack& cur, int total);
-  void share_request(SpawnRequest& req, MPI_Comm w) const;
-  std::optional<Error> spawn_groups(const SpawnRequest& req, bool per_host, int level, std::vector<MPI_Comm>& links);
-  void agree_spawned(MPI_Comm w, const std::optional<Error>& err, const SpawnRequest& req,
-                     std::vector<MPI_Comm>& links, int level);
-  MPI_Comm spawn_group(const SpawnRequest& req, int level);
-  MPI_Comm spawn_and_handshake(const SpawnRequest& req, int level);
-  void finish(MPI_Comm w, const LevelStack& cur, const SpawnRequest& req, const std::vector<int>& spawner,
-              std::vector<MPI_Comm>& links, detail::PhaseTrace& trace);
+  int agree_counts(const SpawnRequest& request);
+  void check_request(const SpawnRequest& request, int total) const;
+  void share_request();
+  std::optional<Error> spawn_groups(bool per_host);
+  void agree_spawned(const std::optional<Error>& err);
+  MPI_Comm spawn_group(const SpawnRequest& one);
+  MPI_Comm spawn_and_handshake(const SpawnRequest& one);
+  void finish(detail::PhaseTrace& trace);
 
   Runtime& rt_;
   BackgroundExpansion* bg_;
+  // What the steps hand each other: the world it grows (the library's private dup of it),
+  // this rank and its size, a copy of the stack, rank 0's request (shared), the level it
+  // makes, the spawning rank of each group and each group's spawn link.
+  MPI_Comm world_ = MPI_COMM_NULL;
+  int rank_ = -1;
+  int size_ = 0;
+  std::optional<LevelStack> cur_;
+  SpawnRequest req_;
+  int level_ = 0;
+  std::vector<int> spawner_;
+  std::vector<MPI_Comm> links_;
 };
 
 }  // namespace blacs_dyn

@@ -3,6 +3,7 @@
 // final release. Protocol overview: docs/reference/blacs-dyn.md, "How it works".
 #include "runtime/runtime.hpp"
 #include "runtime/runtime_detail.hpp"
+#include "runtime/joiner.hpp"
 #include "runtime/leave.hpp"
 
 #include <dlfcn.h>
@@ -246,7 +247,7 @@ void Runtime::ensure_init() {
   }
   const JoinConfig jc = read_join_config();
   if (jc.launch && jc.job_dir) {  // a launch that joins a running job (runtime_joiner.cpp)
-    join_as_launch();
+    JoiningLaunch(*this).run();
     return;
   }
   dog_.disarm();  // armed by watch_newcomer_init for a process that is no newcomer after all

@@ -126,6 +126,7 @@ class BackgroundExpansion {
 
 class Expand;
 class HandOver;
+class JoiningLaunch;
 class Leave;
 class Retire;
 class Shrink;
@@ -133,10 +134,12 @@ class Shrink;
 // The state of the process's world and the operations' shared steps; the operations that
 // own their own state are types of their own, friends that change this state: Expand
 // (expand.hpp: expand by spawn), HandOver (handover.hpp: share_state), Shrink (shrink.hpp: to a level, to ranks, off nodes),
-// Retire (retire.hpp: the respawn's last step), Leave (leave.hpp: exit or park).
+// Retire (retire.hpp: the respawn's last step), Leave (leave.hpp: exit or park),
+// JoiningLaunch (joiner.hpp: a joining launch's side, at MPI_Init).
 class Runtime {
   friend class Expand;
   friend class HandOver;
+  friend class JoiningLaunch;
   friend class Leave;
   friend class Retire;
   friend class Shrink;
@@ -245,10 +248,8 @@ class Runtime {
   void join_as_child(MPI_Comm link, const char* token);
   void install_newcomer(MPI_Comm merged, int level, MPI_Comm link);
   // Growing by joining: the job's side at start (its directory, record, heartbeat, the
-  // launches of its start) and a joining launch's side (its request, the connection, the
-  // hand-shake, the merge).
+  // launches of its start); a joining launch's side is JoiningLaunch (joiner.hpp).
   void start_joinable();
-  void join_as_launch();
   // One expansion by joining, step by step (runtime_join.cpp): world rank 0 leads (which
   // launch to connect to next, its verdict, the end), every process of the world grown so
   // far follows, the processes of each launch merged in this expansion included.

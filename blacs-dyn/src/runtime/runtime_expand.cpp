@@ -164,8 +164,8 @@ std::string foreign_newcomer(const CheckIn& in, int nnew) {
 }  // namespace
 
 // One MPI_Comm_spawn of req.nnew processes over MPI_COMM_SELF: their link.
-MPI_Comm Expand::spawn_group(const SpawnRequest& req, int level) {
-  MPI_Info info = spawn_info(req, level);
+MPI_Comm Expand::spawn_group(const SpawnRequest& req) {
+  MPI_Info info = spawn_info(req, level_);
   std::vector<char*> argv;
   for (const auto& a : req.args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -192,8 +192,9 @@ MPI_Comm Expand::spawn_group(const SpawnRequest& req, int level) {
   return link;
 }
 
-MPI_Comm Expand::spawn_and_handshake(const SpawnRequest& req, int level) {
-  MPI_Comm link = spawn_group(req, level);
+MPI_Comm Expand::spawn_and_handshake(const SpawnRequest& req) {
+  const int level = level_;
+  MPI_Comm link = spawn_group(req);
   rt_.dog_.phase("check-in of " + std::to_string(req.nnew) + " newcomers", join_timeout_seconds() + 10,
              "the check-in loop itself did not return");
   const double timeout = join_timeout_seconds();
@@ -284,9 +285,10 @@ MPI_Comm detail::merge_groups(MPI_Comm w, const std::vector<int>& spawner, int m
 
 // Rank 0's request reaches every rank (the spawners of the other groups need it), and
 // with it the keys of rank 0's MPI_Info (an MPI_Info object cannot be sent).
-void Expand::share_request(SpawnRequest& req, MPI_Comm w) const {
+void Expand::share_request() {
+  SpawnRequest& req = req_;
   std::vector<char> bytes;
-  if (rt_.rank(bg_) == 0) {
+  if (rank_ == 0) {
     SharedRequest m{req.command, req.wdir, req.hosts, req.args, {}, {}};
     for (const auto& g : req.groups) m.groups.emplace_back(g.host, g.count);
     int nkeys = 0;
@@ -298,8 +300,8 @@ void Expand::share_request(SpawnRequest& req, MPI_Comm w) const {
     }
     bytes = encode(m);
   }
-  malleable::collective::broadcast_bytes(w, 0, bytes, [](int rc, const char* what) { check(rc, what); });
-  if (rt_.rank(bg_) == 0) return;
+  malleable::collective::broadcast_bytes(world_, 0, bytes, [](int rc, const char* what) { check(rc, what); });
+  if (rank_ == 0) return;
   SharedRequest m;
   try {
     m = decode_request(bytes);
@@ -322,7 +324,7 @@ void Expand::share_request(SpawnRequest& req, MPI_Comm w) const {
 // Rank 0's checks of an expansion before anything is spawned (the others learn the
 // outcome in agree()): BLACS interposed, counts and hosts valid, spawning supported, the
 // executable there and slots enough for `total` new processes.
-void Expand::check_request(const SpawnRequest& request, const LevelStack& cur, int total) {
+void Expand::check_request(const SpawnRequest& request, int total) const {
   if (!rt_.blacs_interposed_)
     throw Error(BLACS_DYN_ERR_STATE,
                 "blacs-dyn's BLACS entry points are not the ones in use: link "
@@ -341,18 +343,19 @@ void Expand::check_request(const SpawnRequest& request, const LevelStack& cur, i
   if (const std::string& why = rt_.spawn_unsupported_reason(); !why.empty())
     throw Error(BLACS_DYN_ERR_UNSUPPORTED, why);
   check_executable(request.command, request.wdir.empty() ? info_get(request.info, "wdir") : request.wdir);
-  check_capacity(cur.alive(), total);
+  check_capacity(cur_->alive(), total);
 }
 
 // Every group spawned and checked in: the go message with the grown stack, the merges,
 // and the grown world installed (or left pending for the main thread).
-void Expand::finish(MPI_Comm w, const LevelStack& cur, const SpawnRequest& req,
-                               const std::vector<int>& spawner, std::vector<MPI_Comm>& links, PhaseTrace& trace) {
-  const int r = rt_.rank(bg_), n = rt_.size(bg_);
+void Expand::finish(PhaseTrace& trace) {
+  const SpawnRequest& req = req_;
+  std::vector<MPI_Comm>& links = links_;
+  const int r = rank_, n = size_;
   const int k = static_cast<int>(req.groups.size());
-  const int level = cur.depth();
+  const int level = level_;
   const double timeout = join_timeout_seconds();
-  LevelStack next = cur;
+  LevelStack next = *cur_;
   std::vector<int> counts;
   std::vector<std::string> hosts;
   for (const auto& g : req.groups) {
@@ -365,7 +368,7 @@ void Expand::finish(MPI_Comm w, const LevelStack& cur, const SpawnRequest& req,
   for (int id : ids) first_rank.push_back(next.rank_at(next.group(id).first, next.depth() - 1));
   const auto enc = next.encode();
   for (int i = r; i < k; i += n) {
-    const std::vector<char> go = encode(Go{true, level, k, i, spawner, enc});
+    const std::vector<char> go = encode(Go{true, level, k, i, spawner_, enc});
     for (int m = 0; m < req.groups[static_cast<std::size_t>(i)].count; ++m)
       check(MPI_Send(go.data(), static_cast<int>(go.size()), MPI_BYTE, m, kTagGo,
                      links[static_cast<std::size_t>(i)]),
@@ -374,7 +377,7 @@ void Expand::finish(MPI_Comm w, const LevelStack& cur, const SpawnRequest& req,
   trace.mark("go");
   rt_.dog_.phase("expansion to level " + std::to_string(level) + ": merge of the newcomers into the world", timeout,
              "a process of the world or a newcomer died or hangs");
-  const MPI_Comm merged = merge_groups(w, spawner, -1, links, first_rank);
+  const MPI_Comm merged = merge_groups(world_, spawner_, -1, links, first_rank);
   trace.mark("merges + hand-over");
   std::map<int, MPI_Comm> new_links;
   if (r == 0)
@@ -386,8 +389,8 @@ void Expand::finish(MPI_Comm w, const LevelStack& cur, const SpawnRequest& req,
 // The counts agreed everywhere (like nnew of MPI_Comm_spawn, the number of groups and
 // of processes must be the same on every rank; everything else is read on rank 0) and
 // rank 0's checks: the processes to spawn, or every rank throws the same error.
-int Expand::agree_counts(const SpawnRequest& request, const LevelStack& cur, MPI_Comm w) {
-  const int r = rt_.rank(bg_);
+int Expand::agree_counts(const SpawnRequest& request) {
+  const int r = rank_;
   std::optional<Error> err;
   int total = request.nnew, ngroups = 1;
   if (!request.groups.empty()) {
@@ -395,7 +398,7 @@ int Expand::agree_counts(const SpawnRequest& request, const LevelStack& cur, MPI
     total = 0;
     for (const auto& g : request.groups) total += g.count;
   }
-  const auto [nnew, nhosts] = malleable::collective::ranges<2>(w, {total, ngroups}, [](int rc, const char* what) {
+  const auto [nnew, nhosts] = malleable::collective::ranges<2>(world_, {total, ngroups}, [](int rc, const char* what) {
     check(rc, what);
   });
   if (!request.invalid.empty())
@@ -408,21 +411,21 @@ int Expand::agree_counts(const SpawnRequest& request, const LevelStack& cur, MPI
                                   " .. " + std::to_string(nhosts.hi) + ")");
   if (r == 0 && !err) {
     try {
-      check_request(request, cur, total);
+      check_request(request, total);
     } catch (const Error& e) {
       err = e;
     }
   }
-  agree(w, err, bg_);
+  agree(world_, err, bg_);
   return total;
 }
 
 // Group i is spawned by world rank i % n: spawns of different nodes run at the same
 // time (rank 0 alone would start them one after the other). This rank's groups, each
 // spawned and checked in; the first failure is returned, the groups after it not spawned.
-std::optional<Error> Expand::spawn_groups(const SpawnRequest& req, bool per_host, int level,
-                                           std::vector<MPI_Comm>& links) {
-  const int r = rt_.rank(bg_), n = rt_.size(bg_);
+std::optional<Error> Expand::spawn_groups(bool per_host) {
+  const SpawnRequest& req = req_;
+  const int r = rank_, n = size_;
   const int k = static_cast<int>(req.groups.size());
   std::optional<Error> err;
   for (int i = r; i < k && !err; i += n) {
@@ -431,7 +434,7 @@ std::optional<Error> Expand::spawn_groups(const SpawnRequest& req, bool per_host
     one.hosts = req.groups[static_cast<std::size_t>(i)].host;
     one.per_host = per_host;
     try {
-      links[static_cast<std::size_t>(i)] = spawn_and_handshake(one, level);
+      links_[static_cast<std::size_t>(i)] = spawn_and_handshake(one);
     } catch (const Error& e) {
       err = e;
     }
@@ -441,20 +444,20 @@ std::optional<Error> Expand::spawn_groups(const SpawnRequest& req, bool per_host
 
 // Every rank learns whether every spawn succeeded; if one failed, the groups that did
 // start are sent away and every rank throws.
-void Expand::agree_spawned(MPI_Comm w, const std::optional<Error>& err, const SpawnRequest& req,
-                            std::vector<MPI_Comm>& links, int level) {
-  const int r = rt_.rank(bg_), n = rt_.size(bg_);
+void Expand::agree_spawned(const std::optional<Error>& err) {
+  const SpawnRequest& req = req_;
+  const int r = rank_, n = size_;
   const int k = static_cast<int>(req.groups.size());
   try {
-    agree(w, err, bg_);
+    agree(world_, err, bg_);
   } catch (const Error& e) {
     // Every rank remembers an MPI that cannot spawn (the same message everywhere).
     if (e.code() == BLACS_DYN_ERR_UNSUPPORTED) rt_.spawn_unsupported_ = e.what();
     // Another spawn failed: the groups that did start are sent away.
     for (int i = r; i < k; i += n) {
-      auto& l = links[static_cast<std::size_t>(i)];
+      auto& l = links_[static_cast<std::size_t>(i)];
       if (l == MPI_COMM_NULL) continue;
-      const std::vector<char> abort_msg = encode(cancelled_go(level));
+      const std::vector<char> abort_msg = encode(cancelled_go(level_));
       for (int m = 0; m < req.groups[static_cast<std::size_t>(i)].count; ++m)
         MPI_Send(abort_msg.data(), static_cast<int>(abort_msg.size()), MPI_BYTE, m, kTagGo, l);
       MPI_Comm_free(&l);
@@ -466,42 +469,46 @@ void Expand::agree_spawned(MPI_Comm w, const std::optional<Error>& err, const Sp
 void Expand::run(const SpawnRequest& request) {
   rt_.ensure_init();
   rt_.require_active("blacs_dyn_expand", bg_);
-  const MPI_Comm w = rt_.priv(bg_);
-  const int r = rt_.rank(bg_), n = rt_.size(bg_);
+  world_ = rt_.priv(bg_);
+  rank_ = rt_.rank(bg_);
+  size_ = rt_.size(bg_);
+  const int r = rank_, n = size_;
   // A copy: the main thread may record a grid on the stack meanwhile (note_grid) when
   // this runs on the background thread.
-  const LevelStack cur = [&] {
+  {
     std::lock_guard<std::mutex> lk(rt_.stack_mutex_);
-    return *rt_.stack_;
-  }();
+    cur_ = *rt_.stack_;
+  }
   PhaseTrace trace(r == 0);
   const double timeout = join_timeout_seconds();
   WatchdogScope watch(rt_.dog_);
   rt_.dog_.arm(rt_.who(), "expansion: checks", timeout, "a process of the world died or hangs");
-  const int total = agree_counts(request, cur, w);
-  SpawnRequest req = request;
-  share_request(req, w);
+  const int total = agree_counts(request);
+  req_ = request;
+  SpawnRequest& req = req_;
+  share_request();
   if (req.groups.empty()) req.groups.push_back(GroupRequest{req.hosts, total});
   const int k = static_cast<int>(req.groups.size());
   trace.mark("checks");
 
-  const int level = cur.depth();
-  std::vector<int> spawner(static_cast<std::size_t>(k));
-  for (int i = 0; i < k; ++i) spawner[static_cast<std::size_t>(i)] = i % n;
-  std::vector<MPI_Comm> links(static_cast<std::size_t>(k), MPI_COMM_NULL);
+  level_ = cur_->depth();
+  const int level = level_;
+  spawner_.assign(static_cast<std::size_t>(k), 0);
+  for (int i = 0; i < k; ++i) spawner_[static_cast<std::size_t>(i)] = i % n;
+  links_.assign(static_cast<std::size_t>(k), MPI_COMM_NULL);
   // Ranks that spawn nothing wait for the spawners in agree(): the spawners' own
   // deadlines (spawn, then check-in) come first.
   const std::string wait_spawners = "expansion to level " + std::to_string(level) +
                                     ": waiting for the spawning rank(s) (MPI_Comm_spawn and check-in)";
   rt_.dog_.phase(wait_spawners, 2 * timeout + 20, "a spawning rank died or hangs");
-  const std::optional<Error> err = spawn_groups(req, !request.groups.empty(), level, links);
+  const std::optional<Error> err = spawn_groups(!request.groups.empty());
   if (r != 0 && req.info != MPI_INFO_NULL) MPI_Info_free(&req.info);
   trace.mark("spawn + check-in");
   rt_.dog_.phase(wait_spawners, 2 * timeout + 20, "a spawning rank died or hangs");
-  agree_spawned(w, err, req, links, level);
+  agree_spawned(err);
   trace.mark("agree");
 
-  finish(w, cur, req, spawner, links, trace);
+  finish(trace);
 }
 
 bool Expand::from_schema(const char* path, bool missing_ok) {

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// JoinGrowing by joining, a joining launch's side (docs/reference/blacs-dyn.md, "JoinGrowing by
-// joining"): at MPI_Init, a process started with BLACS_DYN_JOIN_LAUNCH listens (its rank 0
-// opens a port and writes its request into the job's directory, with a heartbeat), accepts
-// the job's connection with the whole launch, says hello (the job's secret, who it is),
-// and, once prepared and committed, takes the newcomers' side of the merge. A refusal, a
-// call-off, or no connection by the deadline ends the launch (status 3) with a line
-// naming it; once joined, the launch's rank 0 watches the job's heartbeat and ends the
-// launch if the job is gone. The job's side is runtime_join.cpp.
+// Growing by joining, a joining launch's side (JoiningLaunch, joiner.hpp;
+// docs/reference/blacs-dyn.md, "Growing by joining"): at MPI_Init, a process started with
+// BLACS_DYN_JOIN_LAUNCH listens (its rank 0 opens a port and writes its request into the
+// job's directory, with a heartbeat), accepts the job's connection with the whole launch,
+// says hello (the job's secret, who it is), and, once prepared and committed, takes the
+// newcomers' side of the merge. A refusal, a call-off, or no connection by the deadline
+// ends the launch (status 3) with a line naming it; once joined, the launch's rank 0
+// watches the job's heartbeat and ends the launch if the job is gone. The job's side is
+// runtime_join.cpp.
+#include "runtime/joiner.hpp"
+
 #include "runtime/runtime.hpp"
 #include "runtime/runtime_detail.hpp"
 
@@ -264,18 +267,19 @@ void handshake(MPI_Comm& link, const join::JobDir& dir, const std::string& id, c
 
 }  // namespace
 
-void Runtime::join_as_launch() {
+void JoiningLaunch::run() {
+  Runtime& rt = rt_;
   const JoinConfig jc = read_join_config();
   const double timeout = join_timeout_seconds();
   int grank = 0, gsize = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &grank);
   MPI_Comm_size(MPI_COMM_WORLD, &gsize);
   const std::string id = *jc.launch;
-  join_.launch = id;
-  join_.dir.emplace(*jc.job_dir);
-  const join::JobDir dir = *join_.dir;
-  WatchdogScope scope(dog_);
-  dog_.arm("process " + std::to_string(grank) + " of joining launch " + id, "joining: request", timeout + kGrace + 30,
+  rt.join_.launch = id;
+  rt.join_.dir.emplace(*jc.job_dir);
+  const join::JobDir dir = *rt.join_.dir;
+  WatchdogScope scope(rt.dog_);
+  rt.dog_.arm("process " + std::to_string(grank) + " of joining launch " + id, "joining: request", timeout + kGrace + 30,
            "the job's directory cannot be read or written");
   // Errors come back to us while joining; the program gets MPI_COMM_WORLD's handler back.
   MPI_Errhandler keep = MPI_ERRHANDLER_NULL;
@@ -284,8 +288,8 @@ void Runtime::join_as_launch() {
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   const Listening l = listen(jc, dir, id, grank, gsize, timeout);
   auto phase = std::make_shared<std::atomic<int>>(Waiting);
-  if (grank == 0) watch(join_.ticker, dir, id, phase, timeout, lost_after(jc));
-  dog_.phase("joining: waiting for the job to connect (MPI_Comm_accept)", timeout + kGrace + 30,
+  if (grank == 0) watch(rt.join_.ticker, dir, id, phase, timeout, lost_after(jc));
+  rt.dog_.phase("joining: waiting for the job to connect (MPI_Comm_accept)", timeout + kGrace + 30,
              "the job's connection stopped half-way (the job or a process of this launch died)");
   MPI_Comm link = MPI_COMM_NULL;
   const int rc = MPI_Comm_accept(l.port.c_str(), MPI_INFO_NULL, 0, MPI_COMM_WORLD, &link);
@@ -295,7 +299,7 @@ void Runtime::join_as_launch() {
   if (grank == 0) dir.remove_request(id);
   MPI_Comm_set_errhandler(link, MPI_ERRORS_RETURN);
   fault_point(read_config(), "kill-joiner-after-connect", grank, gsize);
-  dog_.phase("joining: hand-shake with the job", 2 * timeout + 30, "the job's world rank 0 died or hangs");
+  rt.dog_.phase("joining: hand-shake with the job", 2 * timeout + 30, "the job's world rank 0 died or hangs");
   handshake(link, dir, id, l.incarnation, jc.at_start, grank, gsize, timeout);
 
   // The newcomers' side of the merge: the grown world's ranks after the world's, and a
@@ -315,8 +319,8 @@ void Runtime::join_as_launch() {
   PhaseTrace trace(false);
   // Then as every process of the world grown so far: the next launches of this expansion,
   // and its end.
-  join_steps(g, nullptr, nullptr, 0, false, 4 * timeout + 60, trace);
-  is_new_ = !jc.at_start;
+  rt.join_steps(g, nullptr, nullptr, 0, false, 4 * timeout + 60, trace);
+  rt.is_new_ = !jc.at_start;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, keep);
   MPI_Errhandler_free(&keep);
 }
