@@ -40,7 +40,7 @@ struct SpawnGroup {
   std::string launch;
 };
 
-// A respawn (Runtime::retire, docs/reference/blacs-dyn.md "The respawn"): the processes
+// A respawn (Retire, docs/reference/blacs-dyn.md "The respawn"): the processes
 // the last expansion started replace the world, every other process of the job ends.
 struct RetirePlan {
   std::vector<ProcId> stay;          // the last expansion's processes, in rank order (new rank = index)

@@ -3,6 +3,7 @@
 // final release. Protocol overview: docs/reference/blacs-dyn.md, "How it works".
 #include "runtime/runtime.hpp"
 #include "runtime/runtime_detail.hpp"
+#include "runtime/join.hpp"
 #include "runtime/joiner.hpp"
 #include "runtime/leave.hpp"
 
@@ -267,7 +268,7 @@ void Runtime::ensure_init() {
   // dup'ing here would make the first BLACS call collective, which it is not.
   comms_.assign(1, LevelComms{MPI_COMM_WORLD, false, MPI_COMM_NULL});
   // A job that launches may join (its directory, heartbeat and start's launches).
-  if (jc.job_dir) start_joinable();
+  if (jc.job_dir) Join(*this).start_joinable();
 }
 
 namespace {

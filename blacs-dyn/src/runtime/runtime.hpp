@@ -126,6 +126,7 @@ class BackgroundExpansion {
 
 class Expand;
 class HandOver;
+class Join;
 class JoiningLaunch;
 class Leave;
 class Retire;
@@ -135,10 +136,12 @@ class Shrink;
 // own their own state are types of their own, friends that change this state: Expand
 // (expand.hpp: expand by spawn), HandOver (handover.hpp: share_state), Shrink (shrink.hpp: to a level, to ranks, off nodes),
 // Retire (retire.hpp: the respawn's last step), Leave (leave.hpp: exit or park),
-// JoiningLaunch (joiner.hpp: a joining launch's side, at MPI_Init).
+// Join (join.hpp: growing by joining, the job's side), JoiningLaunch (joiner.hpp: a
+// joining launch's side, at MPI_Init).
 class Runtime {
   friend class Expand;
   friend class HandOver;
+  friend class Join;
   friend class JoiningLaunch;
   friend class Leave;
   friend class Retire;
@@ -202,26 +205,11 @@ class Runtime {
     }
   }
 
-  // Growing by joining (docs/reference/blacs-dyn.md, "Growing by joining"). Collective:
-  // expands by launches that join (one group each, one level), as `want` says, waiting for
-  // them at most `wait_s` seconds; with `orders`, rank 0 first asks the job's launcher
-  // for one launch per order and the want is those. All or nothing: a launch refused,
-  // dead or missing fails the call (BLACS_DYN_ERR_JOIN) on every rank, the others are
-  // sent away and the world is unchanged.
-  void expand_join(join::JoinWant want, const std::vector<JoinOrder>& orders, double wait_s);
-  // World rank 0 (0, 0 elsewhere): the launches waiting to join now that pass the checks
-  // made without connecting (those that do not are refused, told and logged), and their
-  // processes. Not collective: it reads the job's directory.
-  std::pair<int, int> join_waiting();
-  // The launches of the last join_waiting answer.
+  // Growing by joining (Join, join.hpp). The launches of the last join_waiting answer.
   const std::vector<join::JoinRequest>& waiting() const { return join_.waiting; }
   // Why this job cannot grow by joining ("" when it can): no job directory, an MPI
   // without ports, ... The same on every rank once a collective join call ran.
   const std::string& join_unsupported_reason() const { return join_.unsupported; }
-  // Collective: whether this job can grow by joining; rank 0's answer, the same everywhere.
-  bool join_supported();
-  // Whether the job's launcher starts the launches it orders (BLACS_DYN_JOIN_AGENT).
-  bool join_can_order() const;
   // This process's launch if it joined one ("" otherwise).
   const std::string& launch() const { return join_.launch; }
 
@@ -247,25 +235,6 @@ class Runtime {
   Runtime() = default;
   void join_as_child(MPI_Comm link, const char* token);
   void install_newcomer(MPI_Comm merged, int level, MPI_Comm link);
-  // Growing by joining: the job's side at start (its directory, record, heartbeat, the
-  // launches of its start); a joining launch's side is JoiningLaunch (joiner.hpp).
-  void start_joinable();
-  // One expansion by joining, step by step (runtime_join.cpp): world rank 0 leads (which
-  // launch to connect to next, its verdict, the end), every process of the world grown so
-  // far follows, the processes of each launch merged in this expansion included.
-  join::JoinStep lead_step(join::JoinLobby& lobby, const JoinGrowing& g, const LevelStack& cur, double deadline, bool wait);
-  void read_requests(join::JoinLobby& lobby, std::vector<std::string>& bad);
-  // `cur`, `lobby`: rank 0's (null elsewhere). `patience`: how long a follower waits for a step.
-  void join_steps(JoinGrowing& g, const LevelStack* cur, join::JoinLobby* lobby, double deadline, bool wait,
-                  double patience, detail::PhaseTrace& trace);
-  void install_joined(JoinGrowing& g, const join::JoinStep& done, detail::PhaseTrace& trace);
-  bool connect_step(JoinGrowing& g, const join::JoinStep& step, join::JoinLobby* lobby, detail::PhaseTrace& trace);
-  join::JoinStep judge_launch(const JoinGrowing& g, const join::JoinStep& step, join::JoinLobby& lobby, MPI_Comm inter,
-                              int rc);
-  void merge_launch(JoinGrowing& g, const join::JoinStep& step, join::JoinLobby* lobby, MPI_Comm& inter);
-  void check_join(const join::JoinWant& want, const std::vector<JoinOrder>& orders) const;
-  std::string verdict(join::JoinLobby& lobby, const join::JoinStep& step, MPI_Comm inter, int groups, double until);
-  void refuse_file(const std::string& launch, const std::string& why);
   // The grown world installed (or left pending for the main thread): the last step of
   // every expansion, spawned or joined.
   void commit_level(MPI_Comm merged, LevelStack next, std::map<int, MPI_Comm> new_links, detail::PhaseTrace& trace,

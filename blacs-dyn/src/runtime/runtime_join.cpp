@@ -7,6 +7,8 @@
 // spawn link), and the refusals; across expansions, rank 0's JoinGuard remembers the
 // launches and peers that failed a hand-shake and pauses joining after too many. The
 // joining launch's side is runtime_joiner.cpp.
+#include "runtime/join.hpp"
+
 #include "runtime/runtime.hpp"
 #include "runtime/runtime_detail.hpp"
 
@@ -44,21 +46,21 @@ std::vector<std::string> split_list(const std::string& s) {
 
 }  // namespace
 
-bool Runtime::join_can_order() const {
-  return read_join_config().agent && join_.dir && join_.unsupported.empty();
+bool Join::join_can_order() const {
+  return read_join_config().agent && rt_.join_.dir && rt_.join_.unsupported.empty();
 }
 
 // The job's side at MPI_Init: world rank 0 makes the directory ready (secret, record),
 // checks the MPI opens ports, and starts the heartbeat joined launches watch. Then the
 // start's other launches, if any, join (they are no newcomers).
-void Runtime::start_joinable() {
+void Join::start_joinable() {
   const JoinConfig jc = read_join_config();
-  join_.dir.emplace(*jc.job_dir);
+  rt_.join_.dir.emplace(*jc.job_dir);
   int r = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
   if (r == 0) {
     try {
-      join_.dir->prepare();
+      rt_.join_.dir->prepare();
       char port[MPI_MAX_PORT_NAME] = {0};
       MPI_Errhandler keep;
       MPI_Comm_get_errhandler(MPI_COMM_WORLD, &keep);
@@ -76,22 +78,22 @@ void Runtime::start_joinable() {
                                             text.substr(nl == std::string::npos ? 0 : nl + 1) + "\"");
       }
       MPI_Close_port(port);
-      join_.job.incarnation = jc.incarnation && join::valid_launch_id(*jc.incarnation) ? *jc.incarnation
+      rt_.join_.job.incarnation = jc.incarnation && join::valid_launch_id(*jc.incarnation) ? *jc.incarnation
                                                                                        : join::random_hex(8);
-      join_.job.program = join::program_path();
-      join_.job.host = host_name();
-      join_.job.uid = ::geteuid();
-      join_.job.pid = ::getpid();
-      join_.dir->write_job(join_.job);
-      join_.dir->touch_alive();
-      const join::JobDir dir = *join_.dir;
-      join_.ticker.start(1.0, [dir] {
+      rt_.join_.job.program = join::program_path();
+      rt_.join_.job.host = host_name();
+      rt_.join_.job.uid = ::geteuid();
+      rt_.join_.job.pid = ::getpid();
+      rt_.join_.dir->write_job(rt_.join_.job);
+      rt_.join_.dir->touch_alive();
+      const join::JobDir dir = *rt_.join_.dir;
+      rt_.join_.ticker.start(1.0, [dir] {
         dir.touch_alive();
         return true;
       });
     } catch (const Error& e) {
-      join_.unsupported = "the job cannot be joined: " + std::string(e.what());
-      std::fprintf(stderr, "blacs-dyn: %s\n", join_.unsupported.c_str());
+      rt_.join_.unsupported = "the job cannot be joined: " + std::string(e.what());
+      std::fprintf(stderr, "blacs-dyn: %s\n", rt_.join_.unsupported.c_str());
     }
   }
   if (!jc.start) return;
@@ -100,7 +102,7 @@ void Runtime::start_joinable() {
   for (const std::string& id : split_list(*jc.start)) want.launches.push_back(id);
   try {
     expand_join(want, {}, join_timeout_seconds());
-    is_new_ = false;
+    rt_.is_new_ = false;
   } catch (const Error& e) {
     if (r == 0)
       std::fprintf(stderr, "blacs-dyn: the launches of the job's start (%s) did not join: %s; the job runs on its "
@@ -108,13 +110,13 @@ void Runtime::start_joinable() {
   }
 }
 
-void Runtime::refuse_file(const std::string& launch, const std::string& why) {
+void Join::refuse_file(const std::string& launch, const std::string& why) {
   std::fprintf(stderr, "blacs-dyn: refused %s\n", why.c_str());
   std::fflush(stderr);
   try {
-    join_.dir->answer(launch, "refused: " + why);
-    join_.dir->remove_request(launch);
-    join_.dir->log("refused " + launch + ": " + why);
+    rt_.join_.dir->answer(launch, "refused: " + why);
+    rt_.join_.dir->remove_request(launch);
+    rt_.join_.dir->log("refused " + launch + ": " + why);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "blacs-dyn: cannot record the refusal of launch %s: %s\n", launch.c_str(), e.what());
   }
@@ -125,8 +127,8 @@ void Runtime::refuse_file(const std::string& launch, const std::string& why) {
 // met (Done), or the deadline passes (Fail); with `wait` false, one look.
 // Rank 0: one look at the requests in the job's directory, each refused that fails the
 // checks made without connecting (`bad`: the unreadable ones already refused).
-void Runtime::read_requests(join::JoinLobby& lobby, std::vector<std::string>& bad) {
-  for (const auto& s : join_.dir->scan()) {
+void Join::read_requests(join::JoinLobby& lobby, std::vector<std::string>& bad) {
+  for (const auto& s : rt_.join_.dir->scan()) {
     if (!s.req) {
       if (std::find(bad.begin(), bad.end(), s.launch) == bad.end()) {
         bad.push_back(s.launch);
@@ -136,7 +138,7 @@ void Runtime::read_requests(join::JoinLobby& lobby, std::vector<std::string>& ba
     }
     // (a launch id or peer that failed a hand-shake before: refused without connecting)
     if (!lobby.known(s.launch))
-      if (const std::string why = join_.guard.refuse(*s.req, now()); !why.empty()) {
+      if (const std::string why = rt_.join_.guard.refuse(*s.req, now()); !why.empty()) {
         lobby.barred(*s.req, why);
         refuse_file(s.launch, why);
         continue;
@@ -145,7 +147,7 @@ void Runtime::read_requests(join::JoinLobby& lobby, std::vector<std::string>& ba
   }
 }
 
-join::JoinStep Runtime::lead_step(join::JoinLobby& lobby, const JoinGrowing& g, const LevelStack& cur, double deadline,
+join::JoinStep Join::lead_step(join::JoinLobby& lobby, const JoinGrowing& g, const LevelStack& cur, double deadline,
                                   bool wait) {
   std::vector<std::string> bad;  // unreadable requests already refused
   for (;;) {
@@ -154,7 +156,7 @@ join::JoinStep Runtime::lead_step(join::JoinLobby& lobby, const JoinGrowing& g, 
     step.level = cur.depth();
     // (no new connection once the wait is over: a flood of launches costs at most the
     // wait and one hand-shake at each remap point; none while joining is paused)
-    const bool paused = join_.guard.paused(now());
+    const bool paused = rt_.join_.guard.paused(now());
     if (const std::string id = lobby.next_to_connect(); !id.empty() && now() <= deadline && !paused) {
       const auto& q = lobby.request(id);
       step.kind = join::StepKind::Connect;
@@ -166,7 +168,7 @@ join::JoinStep Runtime::lead_step(join::JoinLobby& lobby, const JoinGrowing& g, 
     }
     if (lobby.satisfied()) {
       if (g.merged.empty()) {
-        step.reason = paused ? join_.guard.pause_reason(now()) : "no launch is waiting to join";
+        step.reason = paused ? rt_.join_.guard.pause_reason(now()) : "no launch is waiting to join";
         return step;  // Fail
       }
       LevelStack next = cur;
@@ -184,7 +186,7 @@ join::JoinStep Runtime::lead_step(join::JoinLobby& lobby, const JoinGrowing& g, 
     }
     if (!wait || now() > deadline || lobby.hopeless() || paused) {
       if (paused && !lobby.hopeless()) {
-        step.reason = join_.guard.pause_reason(now());
+        step.reason = rt_.join_.guard.pause_reason(now());
         return step;  // Fail
       }
       for (const auto& id : lobby.missing())
@@ -195,7 +197,7 @@ join::JoinStep Runtime::lead_step(join::JoinLobby& lobby, const JoinGrowing& g, 
       if (step.reason.empty()) step.reason = "fewer launches than wanted came in time";
       return step;  // Fail
     }
-    dog_.phase("expansion by joining: waiting for the launches", std::max(1.0, deadline - now()) + 30,
+    rt_.dog_.phase("expansion by joining: waiting for the launches", std::max(1.0, deadline - now()) + 30,
                "the job's directory cannot be read");
     sleep_for(20000000L);  // 20 ms: a launch waits at most that long to be seen
   }
@@ -210,13 +212,13 @@ join::JoinStep Runtime::lead_step(join::JoinLobby& lobby, const JoinGrowing& g, 
 // a silent peer costs the job seconds, not the join timeout. Then the prepare and every
 // process's acknowledgement, by the join timeout. "" when it may merge, else why not
 // (then it was told, if all its processes answered, and the lobby has it refused).
-std::string Runtime::verdict(join::JoinLobby& lobby, const join::JoinStep& step, MPI_Comm inter, int groups,
+std::string Join::verdict(join::JoinLobby& lobby, const join::JoinStep& step, MPI_Comm inter, int groups,
                              double until) {
   const std::string& id = step.launch;
   const double timeout = join_timeout_seconds();
   const double start = now();
   const double end = std::min(start + timeout, until);
-  const double proof_end = std::min(start + join_.proof_timeout, end);
+  const double proof_end = std::min(start + rt_.join_.proof_timeout, end);
   const std::string said_by = " (pid " + std::to_string(lobby.request(id).pid) + " on " + lobby.request(id).host +
                               ", uid " + std::to_string(lobby.request(id).uid) + " claimed)";
   const std::string in_time = seconds_text(std::max(0.0, end - start));
@@ -236,8 +238,8 @@ std::string Runtime::verdict(join::JoinLobby& lobby, const join::JoinStep& step,
   else
     why = read_challenges(inter, remote, id, "launch " + id + said_by, proof_end, proof_in, nonces, came, all_came);
   if (why.empty())
-    why = send_proofs(inter, "launch " + id + said_by, join_.secret, id, join_.job.incarnation, nonces, proof_end);
-  if (why.empty()) why = read_hellos(lobby, id, inter, "launch " + id + said_by, join_.secret, nonces, proof_end,
+    why = send_proofs(inter, "launch " + id + said_by, rt_.join_.secret, id, rt_.join_.job.incarnation, nonces, proof_end);
+  if (why.empty()) why = read_hellos(lobby, id, inter, "launch " + id + said_by, rt_.join_.secret, nonces, proof_end,
                                      proof_in, came, all_came);
   if (!why.empty()) {
     if (lobby.state(id) != join::LaunchState::Refused) lobby.refuse(id, why);
@@ -270,16 +272,16 @@ std::string Runtime::verdict(join::JoinLobby& lobby, const join::JoinStep& step,
 
 // Rank 0, after MPI_Comm_connect to a launch (rc, inter): its verdict on the launch, an
 // Accept or a Refuse with the reason (then logged, and the launch's request removed).
-join::JoinStep Runtime::judge_launch(const JoinGrowing& g, const join::JoinStep& step, join::JoinLobby& lobby,
+join::JoinStep Join::judge_launch(const JoinGrowing& g, const join::JoinStep& step, join::JoinLobby& lobby,
                                      MPI_Comm inter, int rc) {
   const double timeout = join_timeout_seconds();
   join::JoinStep said;
   said.kind = join::StepKind::Refuse;
-  dog_.phase("expansion by joining: hand-shake with launch " + step.launch, 3 * timeout + 30,
+  rt_.dog_.phase("expansion by joining: hand-shake with launch " + step.launch, 3 * timeout + 30,
              "launch " + step.launch + " died or hangs");
   if (rc != MPI_SUCCESS || inter == MPI_COMM_NULL) {
     said.reason = "launch " + step.launch + ": MPI_Comm_connect to its port failed: " + mpi_error_text(rc) +
-                  " (do the job's mpiexec and the launch's use the ompi-server of " + join_.dir->path() +
+                  " (do the job's mpiexec and the launch's use the ompi-server of " + rt_.join_.dir->path() +
                   "/server.uri?)";
     lobby.refuse(step.launch, said.reason);
   } else {
@@ -288,12 +290,12 @@ join::JoinStep Runtime::judge_launch(const JoinGrowing& g, const join::JoinStep&
   if (said.reason.empty()) said.kind = join::StepKind::Accept;
   else {
     std::fprintf(stderr, "blacs-dyn: refused %s\n", said.reason.c_str());
-    join_.dir->log("refused " + step.launch + ": " + said.reason);
-    join_.dir->remove_request(step.launch);
+    rt_.join_.dir->log("refused " + step.launch + ": " + said.reason);
+    rt_.join_.dir->remove_request(step.launch);
     // (its id and peer are barred; one failure too many pauses joining, said once)
-    if (const std::string pause = join_.guard.failed(lobby.request(step.launch), now()); !pause.empty()) {
+    if (const std::string pause = rt_.join_.guard.failed(lobby.request(step.launch), now()); !pause.empty()) {
       std::fprintf(stderr, "blacs-dyn: %s\n", pause.c_str());
-      join_.dir->log(pause);
+      rt_.join_.dir->log(pause);
     }
     std::fflush(stderr);
   }
@@ -302,11 +304,11 @@ join::JoinStep Runtime::judge_launch(const JoinGrowing& g, const join::JoinStep&
 
 // Every process of the world grown so far, the launch accepted: the commit, the merge
 // (g becomes the world with the launch) and rank 0's own link with the launch.
-void Runtime::merge_launch(JoinGrowing& g, const join::JoinStep& step, join::JoinLobby* lobby, MPI_Comm& inter) {
+void Join::merge_launch(JoinGrowing& g, const join::JoinStep& step, join::JoinLobby* lobby, MPI_Comm& inter) {
   int r = 0, n = 0;
   MPI_Comm_rank(g.m, &r);
   MPI_Comm_size(g.m, &n);
-  dog_.phase("expansion by joining: merge of launch " + step.launch, join_timeout_seconds(),
+  rt_.dog_.phase("expansion by joining: merge of launch " + step.launch, join_timeout_seconds(),
              "a process of the world or of launch " + step.launch + " died or hangs");
   if (r == 0) {
     const std::vector<char> commit = join::encode(join::JoinAnswer{join::Answer::Commit, "", step.level, 0, 0, {}, "", ""});
@@ -330,19 +332,19 @@ void Runtime::merge_launch(JoinGrowing& g, const join::JoinStep& step, join::Joi
     MPI_Comm_set_errhandler(link, MPI_ERRORS_RETURN);
     g.merged.emplace_back(lobby->request(step.launch), link);
     lobby->merged(step.launch);
-    join_.guard.joined();
-    join_.dir->log("joined " + step.launch + " (" + std::to_string(step.procs) + " processes on " + step.host +
+    rt_.join_.guard.joined();
+    rt_.join_.dir->log("joined " + step.launch + " (" + std::to_string(step.procs) + " processes on " + step.host +
                    ") at level " + std::to_string(step.level));
   }
 }
 
 // Every process of the world grown so far: a connect step. Returns whether the launch
 // merged (g is then the world with it).
-bool Runtime::connect_step(JoinGrowing& g, const join::JoinStep& step, join::JoinLobby* lobby, PhaseTrace& trace) {
+bool Join::connect_step(JoinGrowing& g, const join::JoinStep& step, join::JoinLobby* lobby, PhaseTrace& trace) {
   const double timeout = join_timeout_seconds();
   int r = 0;
   MPI_Comm_rank(g.m, &r);
-  dog_.phase("expansion by joining: MPI_Comm_connect to launch " + step.launch + " (" + std::to_string(step.procs) +
+  rt_.dog_.phase("expansion by joining: MPI_Comm_connect to launch " + step.launch + " (" + std::to_string(step.procs) +
                  " processes on " + step.host + ")",
              timeout + 10,
              "launch " + step.launch + " died between its last heartbeat and the connection, or the ompi-server "
@@ -355,7 +357,7 @@ bool Runtime::connect_step(JoinGrowing& g, const join::JoinStep& step, join::Joi
   join::JoinStep said;
   said.kind = join::StepKind::Refuse;
   if (r == 0) said = judge_launch(g, step, *lobby, inter, rc);
-  dog_.phase("expansion by joining: waiting for world rank 0 (verdict on launch " + step.launch + ")",
+  rt_.dog_.phase("expansion by joining: waiting for world rank 0 (verdict on launch " + step.launch + ")",
              3 * timeout + 30, "world rank 0 died or hangs");
   std::vector<char> b = r == 0 ? join::encode(said) : std::vector<char>{};
   malleable::collective::broadcast_bytes(g.m, 0, b, [](int c, const char* what) { check(c, what); });
@@ -371,7 +373,7 @@ bool Runtime::connect_step(JoinGrowing& g, const join::JoinStep& step, join::Joi
 
 // The grown world becomes the new level, on every process of it (a process of a launch
 // merged in this expansion finds its group by its launch's id).
-void Runtime::install_joined(JoinGrowing& g, const join::JoinStep& done, PhaseTrace& trace) {
+void Join::install_joined(JoinGrowing& g, const join::JoinStep& done, PhaseTrace& trace) {
   LevelStack next = LevelStack::decode(done.stack);
   std::map<int, MPI_Comm> new_links;
   const int first_new = next.ngroups() - static_cast<int>(std::max<std::size_t>(g.merged.size(), 0));
@@ -379,20 +381,20 @@ void Runtime::install_joined(JoinGrowing& g, const join::JoinStep& done, PhaseTr
     int grank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &grank);
     for (int id = 1; id < next.ngroups(); ++id)
-      if (next.group(id).launch == g.launch && next.group(id).level == done.level) me_ = next.group(id).first + grank;
-    comms_.assign(static_cast<std::size_t>(done.level), LevelComms{});
-    dog_.set_who("world rank ? (process " + std::to_string(me_) + ") of joined launch " + g.launch);
+      if (next.group(id).launch == g.launch && next.group(id).level == done.level) rt_.me_ = next.group(id).first + grank;
+    rt_.comms_.assign(static_cast<std::size_t>(done.level), LevelComms{});
+    rt_.dog_.set_who("world rank ? (process " + std::to_string(rt_.me_) + ") of joined launch " + g.launch);
   } else {
     for (std::size_t i = 0; i < g.merged.size(); ++i)
       new_links[first_new + static_cast<int>(i)] = g.merged[i].second;
   }
-  commit_level(g.m, std::move(next), std::move(new_links), trace, nullptr);
-  if (!g.launch.empty()) link_ = g.link;
+  rt_.commit_level(g.m, std::move(next), std::move(new_links), trace, nullptr);
+  if (!g.launch.empty()) rt_.link_ = g.link;
   g.merged.clear();
   g.owned = false;
 }
 
-void Runtime::join_steps(JoinGrowing& g, const LevelStack* cur, join::JoinLobby* lobby, double deadline, bool wait,
+void Join::join_steps(JoinGrowing& g, const LevelStack* cur, join::JoinLobby* lobby, double deadline, bool wait,
                          double patience, PhaseTrace& trace) {
   int r = 0;
   MPI_Comm_rank(g.m, &r);
@@ -406,7 +408,7 @@ void Runtime::join_steps(JoinGrowing& g, const LevelStack* cur, join::JoinLobby*
         step.reason = e.what();
       }
     }
-    dog_.phase("expansion by joining: waiting for world rank 0 (the next step)", patience,
+    rt_.dog_.phase("expansion by joining: waiting for world rank 0 (the next step)", patience,
                "world rank 0 died or hangs");
     std::vector<char> b = r == 0 ? join::encode(step) : std::vector<char>{};
     malleable::collective::broadcast_bytes(g.m, 0, b, [](int c, const char* what) { check(c, what); });
@@ -426,14 +428,14 @@ void Runtime::join_steps(JoinGrowing& g, const LevelStack* cur, join::JoinLobby*
     // Fail: the launches merged in this expansion leave, the world is as before.
     if (r == 0) {
       std::fprintf(stderr, "blacs-dyn: expansion by joining failed: %s; the world is unchanged\n", step.reason.c_str());
-      join_.dir->log("expansion by joining failed: " + step.reason);
+      rt_.join_.dir->log("expansion by joining failed: " + step.reason);
       for (auto& [q, link] : g.merged) MPI_Comm_free(&link);
       g.merged.clear();
     }
     if (g.owned) MPI_Comm_free(&g.m);
     if (!g.launch.empty()) {
       if (g.link != MPI_COMM_NULL) MPI_Comm_free(&g.link);
-      join_.ticker.stop();
+      rt_.join_.ticker.stop();
       int grank = 0;
       MPI_Comm_rank(MPI_COMM_WORLD, &grank);
       if (grank == 0)
@@ -448,10 +450,10 @@ void Runtime::join_steps(JoinGrowing& g, const LevelStack* cur, join::JoinLobby*
 }
 
 // Rank 0's checks of an expansion by joining, before anything is ordered or connected.
-void Runtime::check_join(const join::JoinWant& want, const std::vector<JoinOrder>& orders) const {
-  if (!join_.dir) throw Error(BLACS_DYN_ERR_JOIN, "the job cannot be joined: no job directory (BLACS_DYN_JOB_DIR)");
-  if (!join_.unsupported.empty()) throw Error(BLACS_DYN_ERR_JOIN, join_.unsupported);
-  if (!blacs_interposed_)
+void Join::check_join(const join::JoinWant& want, const std::vector<JoinOrder>& orders) const {
+  if (!rt_.join_.dir) throw Error(BLACS_DYN_ERR_JOIN, "the job cannot be joined: no job directory (BLACS_DYN_JOB_DIR)");
+  if (!rt_.join_.unsupported.empty()) throw Error(BLACS_DYN_ERR_JOIN, rt_.join_.unsupported);
+  if (!rt_.blacs_interposed_)
     throw Error(BLACS_DYN_ERR_STATE, "blacs-dyn's BLACS entry points are not the ones in use: link "
                                      "libmalleable_blacs_dyn ahead of ScaLAPACK (or LD_PRELOAD it)");
   if (!orders.empty() && !join_can_order())
@@ -466,40 +468,40 @@ void Runtime::check_join(const join::JoinWant& want, const std::vector<JoinOrder
     if (!join::valid_launch_id(id)) throw Error(BLACS_DYN_ERR_ARG, "'" + id + "' is no launch id");
 }
 
-void Runtime::expand_join(join::JoinWant want, const std::vector<JoinOrder>& orders, double wait_s) {
-  ensure_init();
-  require_active("blacs_dyn_expand_join");
-  const MPI_Comm w = priv();
-  const int r = rank();
+void Join::expand_join(join::JoinWant want, const std::vector<JoinOrder>& orders, double wait_s) {
+  rt_.ensure_init();
+  rt_.require_active("blacs_dyn_expand_join");
+  const MPI_Comm w = rt_.priv();
+  const int r = rt_.rank();
   const LevelStack cur = [&] {
-    std::lock_guard<std::mutex> lk(stack_mutex_);
-    return *stack_;
+    std::lock_guard<std::mutex> lk(rt_.stack_mutex_);
+    return *rt_.stack_;
   }();
   PhaseTrace trace(r == 0);
   const double timeout = join_timeout_seconds();
   if (wait_s <= 0) wait_s = timeout;
-  WatchdogScope watch(dog_);
-  dog_.arm(who(), "expansion by joining: checks", timeout, "a process of the world died or hangs");
+  WatchdogScope watch(rt_.dog_);
+  rt_.dog_.arm(rt_.who(), "expansion by joining: checks", timeout, "a process of the world died or hangs");
   std::optional<Error> err;
   std::optional<join::JoinLobby> lobby;
   std::vector<std::string> ordered;
   if (r == 0) {
     try {
       check_join(want, orders);
-      join_.proof_timeout = join_proof_timeout_seconds();
+      rt_.join_.proof_timeout = join_proof_timeout_seconds();
       // (nothing ordered while paused: the launches would wait out the back-off)
-      if (join_.guard.paused(now())) throw Error(BLACS_DYN_ERR_JOIN, join_.guard.pause_reason(now()));
-      join_.secret = join_.dir->read_secret();
+      if (rt_.join_.guard.paused(now())) throw Error(BLACS_DYN_ERR_JOIN, rt_.join_.guard.pause_reason(now()));
+      rt_.join_.secret = rt_.join_.dir->read_secret();
       for (const JoinOrder& o : orders) {
-        const std::string id = "j" + join_.job.incarnation.substr(0, 8) + "-" + std::to_string(++join_.orders);
-        join_.dir->order(id, o.host, o.procs);
+        const std::string id = "j" + rt_.join_.job.incarnation.substr(0, 8) + "-" + std::to_string(++rt_.join_.orders);
+        rt_.join_.dir->order(id, o.host, o.procs);
         ordered.push_back(id);
       }
       if (!orders.empty()) want.launches = ordered;
-      lobby.emplace(want, join_.job, join::JoinLimits{kStaleAfter, 4096});
+      lobby.emplace(want, rt_.join_.job, join::JoinLimits{kStaleAfter, 4096});
     } catch (const Error& e) {
       err = e;
-      for (const auto& id : ordered) join_.dir->cancel_order(id);
+      for (const auto& id : ordered) rt_.join_.dir->cancel_order(id);
     }
   }
   agree(w, err);
@@ -513,35 +515,35 @@ void Runtime::expand_join(join::JoinWant want, const std::vector<JoinOrder>& ord
                want.count > 0 || !want.launches.empty(), wait_s + 4 * timeout + 60, trace);
   } catch (const Error&) {
     if (r == 0)
-      for (const auto& id : ordered) join_.dir->cancel_order(id);
+      for (const auto& id : ordered) rt_.join_.dir->cancel_order(id);
     throw;
   }
 }
 
-bool Runtime::join_supported() {
-  ensure_init();
-  require_active("blacs_dyn_join_supported");
-  std::string why = join_.unsupported;
-  if (!join_.dir && why.empty()) why = "the job cannot be joined: no job directory (BLACS_DYN_JOB_DIR)";
+bool Join::join_supported() {
+  rt_.ensure_init();
+  rt_.require_active("blacs_dyn_join_supported");
+  std::string why = rt_.join_.unsupported;
+  if (!rt_.join_.dir && why.empty()) why = "the job cannot be joined: no job directory (BLACS_DYN_JOB_DIR)";
   std::vector<char> b(why.begin(), why.end());
-  malleable::collective::broadcast_bytes(priv(), 0, b, [](int rc, const char* what) { check(rc, what); });
-  join_.unsupported.assign(b.begin(), b.end());
-  if (!join_.dir && join_.unsupported.empty()) join_.unsupported = "the job cannot be joined: no job directory here";
-  return join_.unsupported.empty();
+  malleable::collective::broadcast_bytes(rt_.priv(), 0, b, [](int rc, const char* what) { check(rc, what); });
+  rt_.join_.unsupported.assign(b.begin(), b.end());
+  if (!rt_.join_.dir && rt_.join_.unsupported.empty()) rt_.join_.unsupported = "the job cannot be joined: no job directory here";
+  return rt_.join_.unsupported.empty();
 }
 
-std::pair<int, int> Runtime::join_waiting() {
-  ensure_init();
+std::pair<int, int> Join::join_waiting() {
+  rt_.ensure_init();
   std::pair<int, int> counts{0, 0};
-  join_.waiting.clear();
-  if (rank() != 0 || !join_.dir || !join_.unsupported.empty()) return counts;
-  join::JoinLobby look({{}, 0, false}, join_.job, join::JoinLimits{kStaleAfter, 4096});
-  for (const auto& s : join_.dir->scan()) {
+  rt_.join_.waiting.clear();
+  if (rt_.rank() != 0 || !rt_.join_.dir || !rt_.join_.unsupported.empty()) return counts;
+  join::JoinLobby look({{}, 0, false}, rt_.join_.job, join::JoinLimits{kStaleAfter, 4096});
+  for (const auto& s : rt_.join_.dir->scan()) {
     if (!s.req) {
       refuse_file(s.launch, "launch " + s.launch + ": " + s.error);
       continue;
     }
-    if (const std::string why = join_.guard.refuse(*s.req, now()); !why.empty()) {
+    if (const std::string why = rt_.join_.guard.refuse(*s.req, now()); !why.empty()) {
       refuse_file(s.launch, why);
       continue;
     }
@@ -552,12 +554,12 @@ std::pair<int, int> Runtime::join_waiting() {
     if (look.known(s.launch)) {
       ++counts.first;
       counts.second += s.req->procs;
-      join_.waiting.push_back(*s.req);
+      rt_.join_.waiting.push_back(*s.req);
     }
   }
   // (while joining is paused the launches that passed stay waiting: none is offered)
-  if (join_.guard.paused(now())) {
-    join_.waiting.clear();
+  if (rt_.join_.guard.paused(now())) {
+    rt_.join_.waiting.clear();
     counts = {0, 0};
   }
   return counts;

@@ -10,6 +10,7 @@
 // runtime_join.cpp.
 #include "runtime/joiner.hpp"
 
+#include "runtime/join.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/runtime_detail.hpp"
 
@@ -319,7 +320,7 @@ void JoiningLaunch::run() {
   PhaseTrace trace(false);
   // Then as every process of the world grown so far: the next launches of this expansion,
   // and its end.
-  rt.join_steps(g, nullptr, nullptr, 0, false, 4 * timeout + 60, trace);
+  Join(rt).join_steps(g, nullptr, nullptr, 0, false, 4 * timeout + 60, trace);
   rt.is_new_ = !jc.at_start;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, keep);
   MPI_Errhandler_free(&keep);

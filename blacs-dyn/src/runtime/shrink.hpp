@@ -23,7 +23,7 @@ class Runtime;
 class Shrink {
  public:
   explicit Shrink(Runtime& rt) : rt_(rt) {}
-  // Each returns true on the processes that leave (they must call Runtime::leave()).
+  // Each returns true on the processes that leave (they must call blacs_dyn_leave()).
   bool to_level(int level);
   bool to_ranks(std::span<const int> keep);
   // `invalid`: an argument error found on this rank, reported on every rank.

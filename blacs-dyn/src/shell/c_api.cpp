@@ -14,6 +14,7 @@
 #include "protocol/schema.hpp"
 #include "runtime/expand.hpp"
 #include "runtime/handover.hpp"
+#include "runtime/join.hpp"
 #include "runtime/leave.hpp"
 #include "runtime/retire.hpp"
 #include "runtime/shrink.hpp"
@@ -262,17 +263,17 @@ int blacs_dyn_set_finalize_hook(void (*fn)(void*), void* user) {
 
 int blacs_dyn_join_supported(void) {
   int ok = 0;
-  const int rc = guarded([&] { ok = rt().join_supported() ? 1 : 0; });
+  const int rc = guarded([&] { ok = blacs_dyn::Join(rt()).join_supported() ? 1 : 0; });
   return rc == BLACS_DYN_OK ? ok : 0;
 }
 const char* blacs_dyn_join_unsupported_reason(void) {
   return blacs_dyn::Runtime::get().join_unsupported_reason().c_str();
 }
-int blacs_dyn_join_can_order(void) { return blacs_dyn::Runtime::get().join_can_order() ? 1 : 0; }
+int blacs_dyn_join_can_order(void) { return blacs_dyn::Join(blacs_dyn::Runtime::get()).join_can_order() ? 1 : 0; }
 
 int blacs_dyn_join_waiting(int* nlaunches, int* nprocs) {
   return guarded([&] {
-    const auto [l, p] = rt().join_waiting();
+    const auto [l, p] = blacs_dyn::Join(rt()).join_waiting();
     if (nlaunches) *nlaunches = l;
     if (nprocs) *nprocs = p;
   });
@@ -303,7 +304,7 @@ int blacs_dyn_expand_join(int nlaunches, const char* const launches[], double wa
       for (int i = 0; i < nlaunches; ++i) want.launches.emplace_back(launches[i] ? launches[i] : "");
     else
       want.count = std::max(0, nlaunches);
-    rt().expand_join(want, {}, wait_seconds);
+    blacs_dyn::Join(rt()).expand_join(want, {}, wait_seconds);
   });
 }
 
@@ -313,7 +314,7 @@ int blacs_dyn_expand_join_hosts(int nhosts, const char* const hosts[], const int
     for (int i = 0; i < nhosts; ++i)
       orders.push_back({hosts && hosts[i] ? hosts[i] : "", counts ? counts[i] : 0});
     if (nhosts < 1) throw blacs_dyn::Error(BLACS_DYN_ERR_ARG, "nhosts must be >= 1, got " + std::to_string(nhosts));
-    rt().expand_join({}, orders, wait_seconds);
+    blacs_dyn::Join(rt()).expand_join({}, orders, wait_seconds);
   });
 }
 
