@@ -40,26 +40,11 @@ DESCRIPTOR = re.compile(r"^(?:(?:const|mutable|static)\s+)*(?:std::)?array\s*<\s
 CONTEXT = re.compile(r"^(?:\w+_)?(?:context|ctxt|ictxt)(?:_\w+)?$")
 
 
-def _statements(body):
-    """The statements declared directly in a class body (nested braces cut them off)."""
-    flat, depth = [], 0
-    for c in body:
-        if c == "{":
-            depth += 1
-            if depth == 1:
-                flat.append(";")
-        elif c == "}":
-            depth -= 1
-        elif depth == 0:
-            flat.append(c)
-    return [re.sub(r"\b(public|private|protected)\s*:(?!:)", " ", st).strip() for st in "".join(flat).split(";")]
-
-
 def held_roles(body):
     """The roles a class body's data members hold: 'shape', 'blocks', 'grid'."""
     fields = types.member_fields(body)
     out = set()
-    if any(DESCRIPTOR.match(st) for st in _statements(body)):
+    if any(DESCRIPTOR.match(st) for st in types.statements(body)):
         out |= ALL
     for name, typ in fields.items():
         if typ in SPELLED:
@@ -89,19 +74,7 @@ def forms(root):
 
 def read_forms(root):
     """[(name, path, role, line)] of the list, and the problems of its own form."""
-    entries, out = [], []
-    path = os.path.join(root, FORMS)
-    if not os.path.isfile(path):
-        return entries, [f"{FORMS}: missing (the matrix forms, exactly {MAX_FORMS})"]
-    for k, line in enumerate(open(path, encoding="utf-8").read().splitlines(), 1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        parts = line.split(None, 2)
-        if len(parts) < 3 or len(parts[2].split()) < 3:
-            out.append(f"{FORMS}:{k}: expected `Name path  role` (a one-line role of a few words), got '{line}'")
-            continue
-        entries.append((parts[0], parts[1], parts[2].strip(), k))
-    return entries, out
+    return types.read_roles(root, FORMS, f"the matrix forms, exactly {MAX_FORMS}")
 
 
 def ceiling_problems(count, ceiling=None, before=None):

@@ -101,11 +101,12 @@ def member_names(body):
     return set(member_fields(body))
 
 
-def member_fields(body):
-    """{name: type text} of the data members declared directly in a class body."""
+def statements(body):
+    """The statements declared directly in a class body: nested braces (functions, nested
+    types, initialisers) cut out, access labels blanked."""
     flat = []
     depth = 0
-    for c in body:  # nested braces (functions, nested types, initialisers) out
+    for c in body:
         if c == "{":
             depth += 1
             if depth == 1:
@@ -114,9 +115,13 @@ def member_fields(body):
             depth -= 1
         elif depth == 0:
             flat.append(c)
+    return [re.sub(r"\b(public|private|protected)\s*:(?!:)", " ", st).strip() for st in "".join(flat).split(";")]
+
+
+def member_fields(body):
+    """{name: type text} of the data members declared directly in a class body."""
     fields = {}
-    for st in "".join(flat).split(";"):
-        st = re.sub(r"\b(public|private|protected)\s*:(?!:)", " ", st).strip()
+    for st in statements(body):
         if not st or NOT_DATA.match(st) or st.startswith("~"):
             continue
         decl = strip_nested(re.split(r"=(?!=)", st, maxsplit=1)[0], "<", ">")
@@ -174,20 +179,27 @@ def describing_types(root, descriptions=frozenset()):
     return found
 
 
-def read_list(root):
-    """[(name, path, role, line)] of the list, and the problems of its own form."""
+def read_roles(root, rel, missing):
+    """[(name, path, role, line)] of a committed list of `Name path  role` lines (comments and
+    blank lines skipped), and the problems of its own form; `missing` says what it lists."""
     entries, problems = [], []
-    path = os.path.join(root, LIST)
+    path = os.path.join(root, rel)
     if not os.path.isfile(path):
-        return entries, [f"{LIST}: missing (the matrix-describing types, at most {MAX_TYPES})"]
+        return entries, [f"{rel}: missing ({missing})"]
     for k, line in enumerate(open(path, encoding="utf-8").read().splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         parts = line.split(None, 2)
         if len(parts) < 3 or len(parts[2].split()) < 3:
-            problems.append(f"{LIST}:{k}: expected `Name path  role` (a one-line role of a few words), got '{line}'")
+            problems.append(f"{rel}:{k}: expected `Name path  role` (a one-line role of a few words), got '{line}'")
             continue
         entries.append((parts[0], parts[1], parts[2].strip(), k))
+    return entries, problems
+
+
+def read_list(root):
+    """[(name, path, role, line)] of the list, and the problems of its own form."""
+    entries, problems = read_roles(root, LIST, f"the matrix-describing types, at most {MAX_TYPES}")
     if len(entries) > MAX_TYPES:
         problems.append(f"{LIST}: {len(entries)} matrix-describing types listed, at most {MAX_TYPES}: one "
                         "description of a matrix (a Layout, the session's record, the C ABI, the file record)")
