@@ -3,6 +3,7 @@
 // submitted for the nodes a plan acquires, followed at every remap point, their launches
 // joined once they wait, and every expander that is late, refused or left over cancelled.
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "malleable/cluster/job_agent.hpp"
@@ -135,7 +136,8 @@ Step JobAgent::submit_expanders(const Plan& p, int per_node) {
     settle_ledger(false);
     return staying(log_.back());
   }
-  const long left_min = me.time_left < 0 ? -1 : static_cast<long>(me.time_left / 60);
+  // rounded up: the expander may end a minute after the job, never before it
+  const long left_min = me.time_left < 0 ? -1 : static_cast<long>(std::ceil(me.time_left / 60));
   const long limit = expander_time_limit(left_min, opt_.launch.join.margin_min, opt_.launch.join.cap_min);
   if (limit <= 0) {
     note("not growing: the job has " + std::to_string(left_min) + " min left, too little for an expander job");

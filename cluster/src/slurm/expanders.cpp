@@ -130,8 +130,7 @@ long parse_time_left_min(const std::string& text) {
 
 long expander_time_limit(long left_min, long margin_min, long cap_min) {
   if (left_min < 0) return cap_min;
-  const long t = left_min - margin_min;
-  return t >= 1 ? std::min(t, cap_min) : 0;
+  return left_min > margin_min ? std::min(left_min, cap_min) : 0;
 }
 
 const char* to_string(Expander::State s) {

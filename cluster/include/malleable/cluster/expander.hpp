@@ -53,9 +53,11 @@ std::string parse_sbatch_id(const std::string& out);
 // `squeue -h -j J -o %L`: the time left, "[D-]HH:MM:SS", "MM:SS", "UNLIMITED", "NOT_SET";
 // minutes (rounded down), -1 for none (UNLIMITED, NOT_SET: no limit); throws Error.
 long parse_time_left_min(const std::string& s);
-// An expander's time limit for a job with `left_min` minutes left (-1: no limit): at most
-// what is left, less `margin_min`, so the expander ends before the job; 0: too little left
-// to grow (the expander could not start and join in time). With no limit, `cap_min`.
+// An expander's time limit for a job with `left_min` minutes left, rounded up (-1: no limit):
+// what is left, so the expander ends no earlier than the job (nothing gives a joined launch's
+// node back before its expander ends: one that ended first took the job's processes there);
+// 0 with `margin_min` minutes or less left (too little to start an expander and join it).
+// With no limit, `cap_min`; never above it.
 long expander_time_limit(long left_min, long margin_min, long cap_min);
 
 // The expanders of one job, as the agent knows them.

@@ -240,7 +240,7 @@ struct Options {
       std::string dir;                // the job's directory (absolute)
       std::string launcher;           // malleable-run's absolute path
       double start_deadline_s = 90;   // an expander whose launch does not wait to join by then is cancelled
-      long margin_min = 2;            // an expander ends at least this long before the job's time limit
+      long margin_min = 2;            // no expander with this little of the job's time left
       long cap_min = 7 * 1440;        // an expander's time limit when the job has none
     } join;
   } launch;

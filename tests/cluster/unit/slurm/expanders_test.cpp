@@ -105,10 +105,13 @@ TEST(Expanders, SlurmsAnswersAreReadWithBounds) {
   EXPECT_EQ(parse_time_left_min("NOT_SET"), -1);
   for (const char* bad : {"", "abc", "1-03:04", "99999999999-01:02:03", "1:2:3:4", "12:345", "-1:00"})
     EXPECT_THROW(parse_time_left_min(bad), Error) << bad;
-  // Within the job's end, less the margin; too little left: no expander; no limit: the cap.
-  EXPECT_EQ(expander_time_limit(60, 2, 1440), 58);
-  EXPECT_EQ(expander_time_limit(3, 2, 1440), 1);
+  // To the job's end, never before it (a joined launch lives as long as the job); too
+  // little left: no expander; no limit: the cap.
+  EXPECT_EQ(expander_time_limit(60, 2, 1440), 60);
+  EXPECT_EQ(expander_time_limit(3, 2, 1440), 3);
   EXPECT_EQ(expander_time_limit(2, 2, 1440), 0);
+  EXPECT_EQ(expander_time_limit(1, 2, 1440), 0);
+  EXPECT_EQ(expander_time_limit(3, 0, 1440), 3);
   EXPECT_EQ(expander_time_limit(-1, 2, 1440), 1440);
   EXPECT_EQ(expander_time_limit(5000, 2, 1440), 1440);
 }
