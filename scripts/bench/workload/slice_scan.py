@@ -174,6 +174,8 @@ def windows(rows, max_makespan):
     out = []
     for first, rs in sorted(by.items()):
         mean = lambda k: statistics.fmean(r[k] for r in rs)  # noqa: E731
+        # an arm's kills a run over the seeds; None for a scan without the kill columns
+        killed = lambda arm: mean(f"{arm}_killed") if f"{arm}_killed" in rs[0] else None  # noqa: E731
         best = min(MOLDABLE, key=lambda arm: mean(f"{arm}_turnaround_s"))
         gains = [r[f"{best}_turnaround_s"] / r["malleable_rule_turnaround_s"] for r in rs]
         gains_norule = [r[f"{best}_turnaround_s"] / r["malleable_turnaround_s"] for r in rs]
@@ -184,12 +186,8 @@ def windows(rows, max_makespan):
                     "gain_norule": statistics.fmean(gains_norule),
                     "over_rigid": statistics.fmean(r["rigid_turnaround_s"] / r["malleable_rule_turnaround_s"] for r in rs),
                     "refusals": statistics.fmean(r["limit_refusals_norule"] for r in rs),
-                    "killed_norule": (statistics.fmean(r["malleable_killed"] for r in rs)
-                                      if "malleable_killed" in rs[0] else None),
-                    "killed_best": (statistics.fmean(r[f"{best}_killed"] for r in rs)
-                                    if f"{best}_killed" in rs[0] else None),
-                    "killed_rule": (statistics.fmean(r["malleable_rule_killed"] for r in rs)
-                                    if "malleable_rule_killed" in rs[0] else None),
+                    "killed_norule": killed("malleable"), "killed_best": killed(best),
+                    "killed_rule": killed("malleable_rule"),
                     "eligible": queue and mean("rigid_makespan_s") <= max_makespan})
     return out
 
