@@ -88,6 +88,25 @@ std::optional<double> slurm_limit_s(double start_s, double time_left_s, double n
   return minutes * 60;
 }
 
+std::optional<LimitRaise> raise_expander(double job_start_s, double job_limit_s, double exp_start_s, double exp_limit_s) {
+  for (const double v : {job_start_s, job_limit_s, exp_start_s, exp_limit_s})
+    if (!std::isfinite(v) || v <= 0) return std::nullopt;
+  if (exp_start_s < job_start_s) return std::nullopt;
+  const double end = job_start_s + job_limit_s;
+  if (exp_start_s + exp_limit_s >= end) return std::nullopt;
+  LimitRaise r;
+  r.old_min = std::lround(exp_limit_s / 60);
+  r.new_min = static_cast<long>(std::ceil((end - exp_start_s) / 60 - 1e-9));
+  if (r.new_min <= r.old_min || r.new_min > 1000000000L) return std::nullopt;
+  r.by_s = 60.0 * (r.new_min - r.old_min);
+  r.cap_s = end;
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "ends with its job: the job's end %.0f s after the expander's start, %ld min rounded up",
+                end - exp_start_s, r.new_min);
+  r.why = buf;
+  return r;
+}
+
 double limit_cap(const LimitBook& book, int nodes_after, double cost_s) {
   if (nodes_after < 1 || book.start_nodes < 1 || !(book.submitted_s > 0)) return book.start_s + std::max(0.0, book.submitted_s);
   const double cost = std::clamp(std::isfinite(cost_s) ? cost_s : 0.0, 0.0, kMaxResizeCostS);

@@ -339,6 +339,7 @@ std::string ArbiterState::journal() const {
                              {"start_nodes", l.book.start_nodes},
                              {"costs", l.book.costs_s},
                              {"raised_to", l.raised_to},
+                             {"raised", l.raised},
                              {"start_done", l.start == LimitJob::Start::Done}});
   }
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
@@ -366,6 +367,7 @@ void ArbiterState::restore(const std::string& text) {
         // judged (its start's raise answered), else read again: a raise made before the stop
         // shows in its record (its TimeLimit above the book's) and is not made twice
         if (e.contains("start_done") && e.at("start_done").get<bool>()) lj.start = LimitJob::Start::Done;
+        lj.raised = e.contains("raised") && e.at("raised").get<bool>();
         followed[e.at("job").get<std::string>()] = lj;
       }
     } catch (const json::exception& x) {

@@ -182,6 +182,10 @@ class ArbiterState {
     int start_tries = 0;
     std::map<int, slurm::Growth> growth;
     int rank_nodes = 0;
+    // Raised by the daemon (either raise, Slurm said yes): its expanders then follow its end,
+    // each to the minutes queued for it last (raise_expanders).
+    bool raised = false;
+    std::map<std::string, long> expanders_to;
   };
   std::map<std::string, LimitJob> limit_jobs_;
   std::vector<LimitUpdate> limit_due_;
@@ -192,6 +196,7 @@ class ArbiterState {
   std::optional<std::string> start_read_done(const StartRead& read, double now);
   void note_give_back(const Request& r, const slurm::Snapshot& s, const slurm::Arbitration& a, double now);
   void limits_from_view();
+  void raise_expanders(const std::string& id, LimitJob& j, const std::map<std::string, const slurm::Job*>& listed);
   void mark_expanders();
   void bar_expired_claims(double now);
   void remember(std::uint32_t uid, std::string line);

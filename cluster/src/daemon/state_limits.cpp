@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "daemon/state.hpp"
+#include "malleable/cluster/expander.hpp"
 
 namespace cluster::arbiter {
 
@@ -16,6 +17,7 @@ using json = nlohmann::json;
 
 namespace {
 const std::string kAtStart = "start-below-range";
+const std::string kAtExpander = "expander";
 }  // namespace
 
 // --extend-limits: a job of the recipe (it asks about itself) is followed from its first
@@ -105,7 +107,35 @@ void ArbiterState::limits_from_view() {
         j.pending.reset();
       }
     }
+    if (j.raised) raise_expanders(it->first, j, listed);
     ++it;
+  }
+}
+
+// A raised job's expanders end no earlier than it (limits::raise_expander): each a job
+// that it reported (its owner's: ClusterView::expanders), named for it in Slurm's record
+// (expander_name), running on one node since the job's start; raised once per new end.
+void ArbiterState::raise_expanders(const std::string& id, LimitJob& j, const std::map<std::string, const slurm::Job*>& listed) {
+  const auto reported = expander_reports_.find(id);
+  const slurm::Job* job = listed.at(id);
+  const auto job_limit = limits::slurm_limit_s(job->start, job->time_left, view_.taken_at);
+  if (reported == expander_reports_.end() || !job_limit) return;
+  std::erase_if(j.expanders_to, [&](const auto& e) { return listed.count(e.first) == 0; });
+  for (const std::string& e : reported->second) {
+    const auto l = listed.find(e);
+    if (l == listed.end() || view_.expanders.count(e) == 0) continue;
+    const slurm::Job& x = *l->second;
+    if (x.state != "RUNNING" || x.node_list.size() != 1 || slurm::expander_of(x.name) != id) continue;
+    const auto limit = limits::slurm_limit_s(x.start, x.time_left, view_.taken_at);
+    if (!limit) continue;
+    const auto raise = limits::raise_expander(job->start, *job_limit, x.start, *limit);
+    if (!raise) continue;
+    long& queued = j.expanders_to[e];
+    if (raise->new_min <= queued) continue;  // queued or made already
+    queued = raise->new_min;
+    limit_due_.push_back(LimitUpdate{e, {"scontrol", "update", "JobId=" + e, "TimeLimit=" + std::to_string(raise->new_min)},
+                                     raise->old_min, raise->new_min, false, "expander of job " + id + ": " + raise->why,
+                                     kAtExpander});
   }
 }
 
@@ -123,6 +153,7 @@ std::vector<std::string> ArbiterState::limit_updates_done(const std::vector<std:
     if (at_start) started->second.start = LimitJob::Start::Done;  // judged: journalled so
     if (at_start && c.status == 0)  // the limit its start size holds: its give-backs' cap from it
       started->second.book.submitted_s = std::max(started->second.book.submitted_s, 60.0 * u.new_min);
+    if (c.status == 0 && started != limit_jobs_.end()) started->second.raised = true;
     if (c.status == 0) {
       ++limits_raised_;
       limits_refused_.clear();

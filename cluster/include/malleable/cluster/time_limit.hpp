@@ -137,6 +137,14 @@ struct LimitRaise {
 // above the top, no limit, not above the limit). cap_s here is the capped limit, seconds.
 std::optional<LimitRaise> raise_at_start(double limit_s, int start_nodes, int top_nodes, double t_start, double t_top);
 
+// An expander job (a node the job grew onto, a Slurm job of its own) ends no earlier than
+// its job: after the job's limit was raised, the expander's (started at exp_start_s, its
+// limit exp_limit_s, Slurm's record) becomes the job's end (job_start_s + job_limit_s) less
+// its own start, rounded up to Slurm's minute. nullopt: it already ends then or later, a
+// figure unknown, or it started before its job (not an expander of it). Its new end is the
+// job's, which the rule capped: the expander gains nothing past it.
+std::optional<LimitRaise> raise_expander(double job_start_s, double job_limit_s, double exp_start_s, double exp_limit_s);
+
 std::optional<LimitRaise> raise_for_give_back(const LimitBook& book, double limit_s, double now, int nodes_after,
                                               double t_from, double t_to, int from_ranks, int to_ranks, double cost_s);
 

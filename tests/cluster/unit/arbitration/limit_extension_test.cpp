@@ -11,6 +11,7 @@
 
 #include "daemon/options.hpp"
 #include "daemon/state.hpp"
+#include "malleable/cluster/expander.hpp"
 #include "malleable/cluster/time_limit.hpp"
 #include "sim/src/time_limit.hpp"
 #include "squeue_render_util.hpp"
@@ -37,6 +38,7 @@ struct Rec {
   double start, left;  // start epoch seconds (0: none), left seconds
   std::uint32_t uid;
   std::string reason = "None";
+  std::string name = "job";
 };
 std::string records(const std::vector<Rec>& jobs) {
   std::string out;
@@ -44,7 +46,7 @@ std::string records(const std::vector<Rec>& jobs) {
     out += squeue_render::render(slurm::kSqueueFormat,
                                  {{'i', j.id}, {'T', j.state}, {'D', std::to_string(j.count)}, {'N', j.nodes},
                                   {'S', j.start > 0 ? std::to_string(static_cast<long>(j.start)) : "N/A"},
-                                  {'L', clock(j.left)}, {'U', std::to_string(j.uid)}, {'r', j.reason}, {'j', "job"},
+                                  {'L', clock(j.left)}, {'U', std::to_string(j.uid)}, {'r', j.reason}, {'j', j.name},
                                   {'k', "(null)"}, {'Q', "100"}, {'V', "90000"}}) +
            "\n";
   return out;
@@ -295,4 +297,89 @@ TEST(ArbiterLimits, AGiveBackWaitsForTheRaiseOfItsStart) {
   EXPECT_EQ(due[0].at, "give-back");
   EXPECT_EQ(due[0].old_min, 40);
   EXPECT_GT(due[0].new_min, 40);
+}
+
+// A raised job's expanders (nodes it grew onto, each a Slurm job of its own) end no earlier
+// than it: after job 7's give-back raise (30 -> 39 min) its expander 21 (started 300 s after
+// it, 25 min: it ended with the job's old limit) is raised to the job's new end, once; jobs
+// that are not its expanders in Slurm's record or by owner are not, whatever job 7 reports.
+TEST(ArbiterLimits, ARaisedJobsExpandersEndWithIt) {
+  ArbiterState st(on());
+  Request r = ask7(10, 14, 5, 60);
+  r.expanders = {"21", "23", "24", "25"};
+  const auto due = give_back(st, r);
+  ASSERT_EQ(due.size(), 1u);
+  ASSERT_EQ(due[0].new_min, 39);
+  const auto later = [&](double t, double limit7, bool answered) {
+    const double e = kStart + 300;  // the expanders' start
+    const std::string mine = slurm::expander_name("7");
+    std::vector<Rec> jobs{{"7", "RUNNING", "node[1-2]", 2, kStart, kStart + limit7 - t, kA},
+                          {"21", "RUNNING", "node5", 1, e, e + (answered ? 2040 : 1500) - t, kA, "None", mine},
+                          {"23", "RUNNING", "node[6-7]", 2, e, e + 1500 - t, kA, "None", mine},  // two nodes
+                          {"24", "RUNNING", "node8", 1, e, e + 1500 - t, kB, "None", mine},       // B's job
+                          {"25", "RUNNING", "node9", 1, e, e + 1500 - t, kA, "None", "other"},    // not named so
+                          {"26", "RUNNING", "node10", 1, e, e + 1500 - t, kA, "None", mine}};     // not reported
+    const auto v = slurm::make_view(t, records(jobs), "");
+    st.set_view(v, owners(v));
+  };
+  // before Slurm made the job's raise: nothing for its expanders
+  later(kStart + 611, 1800, false);
+  EXPECT_TRUE(st.take_limit_updates().empty());
+  bool changed = false;
+  (void)st.limit_updates_done({{due[0], slurm::Command{0, ""}}}, kStart + 612, changed);
+  later(kStart + 613, 39 * 60, false);
+  auto up = st.take_limit_updates();
+  ASSERT_EQ(up.size(), 1u);
+  EXPECT_EQ(up[0].job, "21");
+  EXPECT_EQ(up[0].at, "expander");
+  EXPECT_EQ(up[0].old_min, 25);
+  EXPECT_EQ(up[0].new_min, 34);  // (39 min - 300 s) rounded up
+  EXPECT_EQ(slurm::command_line(up[0].argv), "scontrol update JobId=21 TimeLimit=34");
+  later(kStart + 614, 39 * 60, false);  // asked already: not again before Slurm's record shows it
+  EXPECT_TRUE(st.take_limit_updates().empty());
+  const auto log = st.limit_updates_done({{up[0], slurm::Command{0, ""}}}, kStart + 615, changed);
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_NE(log[0].find("job 21: TimeLimit 25 -> 34 min (expander of job 7"), std::string::npos) << log[0];
+  later(kStart + 616, 39 * 60, true);
+  EXPECT_TRUE(st.take_limit_updates().empty());
+  const auto journal = nlohmann::json::parse(st.journal());
+  int lines = 0;
+  for (const auto& l : journal["recent"]) {
+    const auto d = nlohmann::json::parse(l.get<std::string>());
+    if (d.value("rule", "") == "limit-extended" && d.value("at", "") == "expander")
+      lines += d["job"] == "21" && d["new_min"] == 34 && d["owner"] == kA;
+  }
+  EXPECT_EQ(lines, 1);
+  // across a restart the job is still known as raised: a later end moves its expander again
+  ArbiterState back(on());
+  back.restore(st.journal());
+  const auto v = slurm::make_view(
+      kStart + 700,
+      records({{"7", "RUNNING", "node[1-2]", 2, kStart, 45 * 60 - 700.0, kA},
+               {"21", "RUNNING", "node5", 1, kStart + 300, 300 + 2040 - 700.0, kA, "None", slurm::expander_name("7")}}),
+      "");
+  back.set_view(v, owners(v));
+  bool again = false;
+  (void)back.handle(r, kA, kStart + 701, again);  // its report of its expanders, after the restart
+  back.set_view(v, owners(v));
+  up = back.take_limit_updates();
+  ASSERT_EQ(up.size(), 1u);
+  EXPECT_EQ(slurm::command_line(up[0].argv), "scontrol update JobId=21 TimeLimit=40");
+}
+
+TEST(ArbiterLimits, AnExpandersRaiseIsTheJobsEndRoundedUp) {
+  // the job ends at 100000 + 2340; an expander started at 100300 with 25 min
+  const auto r = limits::raise_expander(kStart, 2340, kStart + 300, 1500);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->old_min, 25);
+  EXPECT_EQ(r->new_min, 34);
+  EXPECT_DOUBLE_EQ(r->cap_s, kStart + 2340);
+  EXPECT_FALSE(limits::raise_expander(kStart, 2340, kStart + 300, 2040));  // ends with it already
+  EXPECT_FALSE(limits::raise_expander(kStart, 2340, kStart + 300, 2100));  // or later: never shortened
+  EXPECT_FALSE(limits::raise_expander(kStart, 2340, kStart - 1, 60));      // started before its job
+  EXPECT_FALSE(limits::raise_expander(kStart, -1, kStart + 300, 60));      // unknown
+  EXPECT_FALSE(limits::raise_expander(kStart, 2340, kStart + 300, std::nan("")));
+  // a second past a whole minute is a minute more
+  EXPECT_EQ(limits::raise_expander(kStart, 2341, kStart + 301, 60)->new_min, 34);
+  EXPECT_EQ(limits::raise_expander(kStart, 2342, kStart + 301, 60)->new_min, 35);
 }
