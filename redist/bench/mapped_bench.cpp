@@ -15,13 +15,19 @@
 // redistribution between distinct arrays can beat it; malleable/redist/bound.hpp); the
 // fraction of a route is bound / its time (best, and median of the repetitions). The first
 // call of each route (not counted) is printed apart: fresh arrays, so it includes what a
-// route sets up (the window's segment and its mapping, a mapped array's mapping). Every
-// route's B is compared bit for bit with the window's, and the window's with the values
-// every element must have. One line per change and size; the load average before and after
+// route sets up (the window's segment and its mapping, a mapped array's mapping). With
+// --huge two more routes run in the same repetitions, after the four: window-huge and
+// single-copy-huge, the window and the kernel's single copy again with A and B in mappings
+// of their own at 2 MiB alignment, madvise(MADV_HUGEPAGE) before the first touch
+// (transparent huge pages: the kernel then pins the other process's pages of a single copy
+// per 2 MiB instead of per 4 KiB); the row then also gives rank 0's memory in huge pages.
+// Every route's B is compared bit for bit with the window's, and the window's with the
+// values every element must have. One line per change and size; the load average before and after
 // each, and whether it stayed within the job's ranks (quiet: yes; else **no**, and the row's
 // times say little about the bound on a shared machine).
-//   mpiexec -n 2 malleable-redist-bench mapped --mib 64,256 --reps 5 --out TABLE.md
+//   mpiexec -n 2 malleable-redist-bench mapped --mib 64,256 --reps 5 [--huge] --out TABLE.md
 #include <mpi.h>
+#include <sys/mman.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -29,6 +35,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -47,35 +55,88 @@ using redist::bench::bound::Change;
 using redist::bench::bound::Times;
 using redist::bench::bound::timed;
 
-constexpr int kRoutes = 4;  // window, single-copy, mapped, mapped-kept
+constexpr int kRoutes = 6;  // window, single-copy, mapped, mapped-kept; with --huge window-huge, single-copy-huge
+constexpr int kPlainRoutes = 4;
+const char* const kRouteNames[kRoutes] = {"window", "single-copy", "mapped", "mapped-kept", "window-huge", "single-copy-huge"};
 
 double value(std::int64_t i, std::int64_t j) { return static_cast<double>(i) * 1e-3 + static_cast<double>(j) * 7.0; }
 
 struct Row {
   std::string change;
-  int mib = 0;
+  int mib = 0, routes = kPlainRoutes;
   std::int64_t n = 0;
-  double kept_mib = 0, moved_mib = 0, copy_gbs = 0, bound_s = 0, load_before = 0, load_after = 0;
+  double kept_mib = 0, moved_mib = 0, copy_gbs = 0, bound_s = 0, load_before = 0, load_after = 0, huge_mib = -1;
   Times t[kRoutes];
-  double first[kRoutes] = {0, 0, 0, 0};
+  double first[kRoutes] = {0, 0, 0, 0, 0, 0};
   bool same = true;
   int ranks = 0;
 };
+
+// n doubles (at least one) in an anonymous mapping of their own at 2 MiB alignment, advised
+// for transparent huge pages (madvise(MADV_HUGEPAGE)) before the first touch, then filled
+// from `from` (its first n elements; the rest zeros). Unmapped on destruction.
+class HugeArray {
+ public:
+  HugeArray(std::size_t n, const std::vector<double>& from);
+  ~HugeArray() {
+    if (map_ != MAP_FAILED) munmap(map_, len_);
+  }
+  HugeArray(const HugeArray&) = delete;
+  HugeArray& operator=(const HugeArray&) = delete;
+  double* data() { return p_; }
+  bool same(const std::vector<double>& x) const { return std::memcmp(p_, x.data(), x.size() * sizeof(double)) == 0; }
+
+ private:
+  static constexpr std::size_t kHuge = std::size_t{2} << 20;
+  std::size_t len_ = 0;
+  void* map_ = MAP_FAILED;
+  double* p_ = nullptr;
+};
+
+HugeArray::HugeArray(std::size_t n, const std::vector<double>& from) {
+  n = std::max<std::size_t>(n, 1);
+  const std::size_t bytes = (n * sizeof(double) + kHuge - 1) / kHuge * kHuge;
+  len_ = bytes + kHuge;
+  map_ = mmap(nullptr, len_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map_ == MAP_FAILED) throw std::runtime_error("mapped --huge: mmap failed");
+  const std::uintptr_t at = (reinterpret_cast<std::uintptr_t>(map_) + kHuge - 1) / kHuge * kHuge;
+  p_ = reinterpret_cast<double*>(at);
+  (void)madvise(p_, bytes, MADV_HUGEPAGE);  // where the kernel allows them; else 4 KiB pages
+  std::memset(p_, 0, n * sizeof(double));
+  std::memcpy(p_, from.data(), std::min(n, from.size()) * sizeof(double));
+}
+
+// MiB of this process's anonymous memory in transparent huge pages (-1: not known).
+double anon_huge_mib() {
+  std::ifstream in("/proc/self/smaps_rollup");
+  std::string key;
+  double kib = 0;
+  while (in >> key)
+    if (key == "AnonHugePages:" && in >> kib) return kib / 1024.0;
+  return -1;
+}
 
 // The routes' options, in the table's order.
 void route_options(redist::ExecOptions (&opt)[kRoutes]) {
   opt[0].single_copy = redist::SingleCopy::Off;
   opt[1].single_copy = redist::SingleCopy::On;
   opt[3].mapped_keep = true;
+  opt[4].single_copy = redist::SingleCopy::Off;
+  opt[5].single_copy = redist::SingleCopy::On;
 }
+
+// Each route's arrays on this rank: its A (null off A's grid) and its B (null off B's grid).
+struct RouteArrays {
+  const double* a[kRoutes] = {};
+  double* b[kRoutes] = {};
+  std::int64_t lda = 1, ldb = 1;
+};
 
 // The copy probe's and the routes' repetitions (the first, untimed, warms up: maps, faults);
 // returns the probe's times.
-Times repeat(const redist::RedistPlan& plan, const redist::bench::LocalPart& a, const double* mapped,
-             std::vector<redist::bench::LocalPart>& b, int reps, Row& row) {
+Times repeat(const redist::RedistPlan& plan, const redist::bench::LocalPart& a, const RouteArrays& x, int reps, Row& row) {
   redist::ExecOptions opt[kRoutes];
   route_options(opt);
-  const double* src[kRoutes] = {a.ptr(), a.ptr(), mapped, mapped};
   std::vector<double> copy(a.data.size());
   Times probe;
   for (int r = 0; r < reps + 1; ++r) {
@@ -83,10 +144,9 @@ Times repeat(const redist::RedistPlan& plan, const redist::bench::LocalPart& a, 
       if (!copy.empty()) std::memcpy(copy.data(), a.data.data(), copy.size() * sizeof(double));
     });
     if (r > 0) probe.add(tp);
-    for (int k = 0; k < kRoutes; ++k) {
+    for (int k = 0; k < row.routes; ++k) {
       const double s = timed(MPI_COMM_WORLD, [&] {
-        redist::redistribute<double>(MPI_COMM_WORLD, plan, a.in ? src[k] : nullptr, a.ld, b[static_cast<std::size_t>(k)].ptr(),
-                                     b[static_cast<std::size_t>(k)].ld, opt[k]);
+        redist::redistribute<double>(MPI_COMM_WORLD, plan, x.a[k], x.lda, x.b[k], x.ldb, opt[k]);
       });
       if (r > 0)
         row.t[k].add(s);
@@ -97,11 +157,42 @@ Times repeat(const redist::RedistPlan& plan, const redist::bench::LocalPart& a, 
   return probe;
 }
 
-Row run_case(const Change& c, int mib, int reps, int me, int P) {
+// The huge routes' arrays (empty without --huge): A, and B for each of the two.
+struct HugeArrays {
+  std::unique_ptr<HugeArray> a, b[kRoutes - kPlainRoutes];
+};
+
+// Each route's arrays: the plain routes' A (mapped: am), their B's (b), the huge ones' (h).
+RouteArrays route_arrays(const redist::bench::LocalPart& a, const double* am, std::vector<redist::bench::LocalPart>& b,
+                         HugeArrays& h, int routes) {
+  RouteArrays x;
+  x.lda = a.ld;
+  x.ldb = b[0].ld;
+  for (int k = 0; k < routes; ++k) {
+    const bool huge = k >= kPlainRoutes;
+    x.a[k] = !a.in ? nullptr : huge ? h.a->data() : k >= 2 ? am : a.ptr();
+    x.b[k] = !b[0].in ? nullptr : huge ? h.b[k - kPlainRoutes]->data() : b[static_cast<std::size_t>(k)].ptr();
+  }
+  return x;
+}
+
+// Whether every route's B equals the window's and the window's holds every element's value,
+// on every rank.
+bool all_same(const redist::Layout& lb, int me, const std::vector<redist::bench::LocalPart>& b, const HugeArrays& h,
+              int routes) {
+  int ok = redist::bench::wrong_elements(lb, me, b[0], value) == 0;
+  for (std::size_t k = 1; k < kPlainRoutes; ++k) ok = ok && b[k].data == b[0].data;
+  for (int k = kPlainRoutes; k < routes; ++k) ok = ok && h.b[k - kPlainRoutes]->same(b[0].data);
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return ok == 1;
+}
+
+Row run_case(const Change& c, int mib, int reps, int me, int P, bool huge) {
   Row row;
   row.change = c.text;
   row.mib = mib;
   row.ranks = P;
+  row.routes = huge ? kRoutes : kPlainRoutes;
   row.n = static_cast<std::int64_t>(std::sqrt(static_cast<double>(mib) * 1048576.0 * P / 8.0));
   const auto la = redist::Layout::block_cyclic(row.n, row.n, c.nba, c.nba, c.ga.r, c.ga.c);
   const auto lb = redist::Layout::block_cyclic(row.n, row.n, c.nbb, c.nbb, c.gb.r, c.gb.c);
@@ -109,14 +200,17 @@ Row run_case(const Change& c, int mib, int reps, int me, int P) {
   const auto a = redist::bench::local_part(la, me, true, value);
   redist::MappedArray<double> am(std::max<std::size_t>(1, a.data.size()));
   std::copy(a.data.begin(), a.data.end(), am.data());
-  std::vector<redist::bench::LocalPart> b(kRoutes, redist::bench::sized_part(lb, me, 0.0));
+  std::vector<redist::bench::LocalPart> b(kPlainRoutes, redist::bench::sized_part(lb, me, 0.0));
+  HugeArrays h;
+  if (huge) {
+    h.a = std::make_unique<HugeArray>(a.data.size(), a.data);
+    for (auto& x : h.b) x = std::make_unique<HugeArray>(b[0].data.size(), b[0].data);
+  }
   row.load_before = redist::bench::bound::load_average();
-  const Times probe = repeat(plan, a, am.data(), b, reps, row);
+  const Times probe = repeat(plan, a, route_arrays(a, am.data(), b, h, row.routes), reps, row);
   row.load_after = redist::bench::bound::load_average();
-  int ok = redist::bench::wrong_elements(lb, me, b[0], value) == 0 && b[1].data == b[0].data && b[2].data == b[0].data &&
-           b[3].data == b[0].data;
-  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  row.same = ok == 1;
+  if (huge) row.huge_mib = anon_huge_mib();
+  row.same = all_same(lb, me, b, h, row.routes);
   std::vector<double> kept, moved;
   redist::bench::bound::kept_moved(la, lb, P, kept, moved);
   double bytes = static_cast<double>(a.data.size() * sizeof(double));
@@ -132,20 +226,31 @@ Row run_case(const Change& c, int mib, int reps, int me, int P) {
 void print(FILE* f, const Row& r) {
   std::fprintf(f, "| `%s` | %d | %lld | %.2f | %.2f | %.2f | %.5f |", r.change.c_str(), r.mib, static_cast<long long>(r.n),
                r.kept_mib, r.moved_mib, r.copy_gbs, r.bound_s);
-  for (const Times& t : r.t)
+  for (int k = 0; k < r.routes; ++k) {
+    const Times& t = r.t[k];
     std::fprintf(f, " %.5f | %.5f | %.2f | %.2f |", t.best(), t.median(), r.bound_s / t.best(), r.bound_s / t.median());
-  for (const double x : r.first) std::fprintf(f, " %.5f |", x);
+  }
+  for (int k = 0; k < r.routes; ++k) std::fprintf(f, " %.5f |", r.first[k]);
+  if (r.routes > kPlainRoutes) std::fprintf(f, " %.0f |", r.huge_mib);
   const bool quiet = r.load_before >= 0 && r.load_before <= r.ranks && r.load_after >= 0 && r.load_after <= r.ranks;
   std::fprintf(f, " %s | %.2f-%.2f | %s |\n", r.same ? "yes" : "NO", r.load_before, r.load_after, quiet ? "yes" : "**no**");
 }
 
-const char* const kHead =
-    "| change | MiB/rank | N | kept MiB | moved MiB | copy GB/s | single-copy bound s | window best s | window median s "
-    "| window / bound best | window / bound median | single-copy best s | single-copy median s | single-copy / bound best "
-    "| single-copy / bound median | mapped best s | mapped median s | mapped / bound best | mapped / bound median "
-    "| mapped-kept best s | mapped-kept median s | mapped-kept / bound best | mapped-kept / bound median "
-    "| window first s | single-copy first s | mapped first s | mapped-kept first s | identical | load1 | quiet |\n"
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+// The table's head for `routes` routes.
+std::string head(int routes) {
+  std::string h = "| change | MiB/rank | N | kept MiB | moved MiB | copy GB/s | single-copy bound s |";
+  int cols = 7;
+  for (int k = 0; k < routes; ++k) {
+    const std::string n = kRouteNames[k];
+    h += " " + n + " best s | " + n + " median s | " + n + " / bound best | " + n + " / bound median |";
+    cols += 4;
+  }
+  for (int k = 0; k < routes; ++k) h += " " + std::string(kRouteNames[k]) + " first s |", ++cols;
+  if (routes > kPlainRoutes) h += " rank 0 huge-page MiB |", ++cols;
+  h += " identical | load1 | quiet |\n|";
+  for (cols += 3; cols > 0; --cols) h += "---|";
+  return h + "\n";
+}
 
 // The changes parsed; every grid at most the job's P ranks.
 std::vector<Change> parse_changes(const std::vector<std::string>& texts, int P) {
@@ -173,6 +278,8 @@ int case_mapped(int me, int P, int argc, char** argv) {
       ->delimiter(',');
   app.add_option("--reps", reps, "repetitions after an uncounted first call, the routes interleaved")->check(CLI::Range(1, 1000));
   app.add_option("--out", out, "also write the table to this file (rank 0)");
+  bool huge = false;
+  app.add_flag("--huge", huge, "also the window and the single copy with A and B in transparent huge pages");
   if (auto rc = redist::calib::parse_or_exit(app, argc, argv, me)) return *rc;
   std::vector<Change> changes;
   try {
@@ -183,12 +290,13 @@ int case_mapped(int me, int P, int argc, char** argv) {
     return 2;
   }
   FILE* f = me == 0 && !out.empty() ? std::fopen(out.c_str(), "w") : nullptr;
-  if (me == 0) std::fputs(kHead, stdout);
-  if (f) std::fputs(kHead, f);
+  const std::string h = head(huge ? kRoutes : kPlainRoutes);
+  if (me == 0) std::fputs(h.c_str(), stdout);
+  if (f) std::fputs(h.c_str(), f);
   int bad = 0;
   for (const int mib : mibs)
     for (const Change& c : changes) {
-      const Row r = run_case(c, mib, reps, me, P);
+      const Row r = run_case(c, mib, reps, me, P, huge);
       bad += r.same ? 0 : 1;
       if (me == 0) print(stdout, r), std::fflush(stdout);
       if (f) print(f, r), std::fflush(f);
