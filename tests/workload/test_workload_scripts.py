@@ -400,6 +400,18 @@ class SliceTable(unittest.TestCase):
         self.assertEqual(slice_table.decision_text(collections.Counter({"bid": 2})), "bid 2")
         self.assertEqual(slice_table.decision_text(collections.Counter()), "-")
 
+    def test_killed_counts_the_workloads_jobs_and_the_expanders_apart(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.assertEqual(slice_table.timeouts(d), (0, 0))  # no accounting file: nothing known killed
+            with open(os.path.join(d, "jobcomp.txt"), "w") as f:
+                f.write("JobId=63 UserId=root(0) Name=malleable-expand-41 JobState=TIMEOUT TimeLimit=1\n"
+                        "JobId=19 UserId=root(0) Name=j8884 JobState=TIMEOUT TimeLimit=2\n"
+                        "JobId=20 UserId=root(0) Name=j8885 JobState=COMPLETED TimeLimit=2\n"
+                        "JobId=21 UserId=root(0) Name=xmalleable-expand-4 JobState=TIMEOUT TimeLimit=2\n")
+            self.assertEqual(slice_table.timeouts(d), (2, 1))
+        self.assertEqual(slice_table.killed_text([{"killed": (2, 1)}, {"killed": (1, 0)}]), "3 (+1 expander)")
+        self.assertEqual(slice_table.killed_text([{"killed": (0, 0)}]), "0")
+
 
 class JobcompRecovery(unittest.TestCase):
     def test_a_job_no_poll_saw_takes_slurms_record_on_the_runs_clock(self):

@@ -80,8 +80,26 @@ def decisions(d):
 
 
 def timeouts(d):
+    """(workload jobs, expander jobs) Slurm ended at their time limits (jobcomp's TIMEOUT)."""
     path = os.path.join(d, "jobcomp.txt")
-    return sum("JobState=TIMEOUT" in line for line in open(path, errors="replace")) if os.path.exists(path) else 0
+    if not os.path.exists(path):
+        return 0, 0
+    jobs = expanders = 0
+    for line in open(path, errors="replace"):
+        if "JobState=TIMEOUT" not in line:
+            continue
+        if re.search(r"(^| )Name=malleable-expand-", line):
+            expanders += 1
+        else:
+            jobs += 1
+    return jobs, expanders
+
+
+def killed_text(rs):
+    """The workload's jobs killed at their limits, with the expander jobs killed beside them."""
+    jobs = sum(x["killed"][0] for x in rs)
+    expanders = sum(x["killed"][1] for x in rs)
+    return f"{jobs} (+{expanders} expander)" if expanders else str(jobs)
 
 
 def runs(top):
@@ -126,7 +144,7 @@ def arm_rows(r):
                f"{spread([x['m']['mean_wait_s'] for x in rs])} | {spread([x['m']['makespan_s'] for x in rs])} | "
                f"{spread([x['m'].get('resizes_per_job', 0) for x in rs], '{:.3f}')} | "
                f"{spread([x['m'].get('resize_time_s_per_job', 0) for x in rs], '{:.3f}')} | "
-               f"{sum(x['killed'] for x in rs)} | {dec_text} | {spread(sims)} | "
+               f"{killed_text(rs)} | {dec_text} | {spread(sims)} | "
                f"{spread([100 * e for e in errs], '{:+.1f}%')} |")
 
 
