@@ -1,76 +1,71 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The Session's checkpoint, restart and level calls: each checks its call and hands the
-// work to the checkpoint room's functions of the parts (checkpoint/session_checkpoint.hpp),
-// given a CheckpointView of the parts they read and change.
+// The Session's checkpoint, restart and level calls (CheckpointCalls, session_impl.hpp):
+// each checks its call and hands the work to the checkpoint room's functions of the parts
+// (checkpoint/session_checkpoint.hpp), given a CheckpointView of the parts they read and
+// change. The Session's methods (session.cpp) and the resize by restart
+// (session_by_restart.cpp) call them.
 #include "session/session_impl.hpp"
 
-namespace resize {
+namespace resize::detail {
 
 // A restart's start on grid g, its arrays for a recovery when `recovery` (move/pages.hpp):
 // start() is public API without that parameter, so the restart says it on the session.
-detail::StartOn Session::Impl::start_on(Session& s) {
-  return [&s](const Grid& g, bool recovery) {
-    Impl& impl = *s.impl_;
-    impl.start_arrays = recovery ? detail::ArrayFor::Recovery : detail::ArrayFor::Start;
+StartOn CheckpointCalls::start_on() {
+  return [&st = s](const Grid& g, bool recovery) {
+    st.start_arrays = recovery ? ArrayFor::Recovery : ArrayFor::Start;
     try {
-      s.start(g);
+      start_session(st, g);
     } catch (...) {
-      impl.start_arrays = detail::ArrayFor::Start;
+      st.start_arrays = ArrayFor::Start;
       throw;
     }
-    impl.start_arrays = detail::ArrayFor::Start;
+    st.start_arrays = ArrayFor::Start;
   };
 }
 
-double Session::checkpoint(const std::string& path) {
-  if (!impl_->life.started) throw Error("checkpoint " + path + ": the session has not started (call start, restart or join first)");
-  return detail::write_checkpoint(impl_->checkpoint_view(), path);
+double CheckpointCalls::checkpoint(const std::string& path) {
+  if (!s.life.started) throw Error("checkpoint " + path + ": the session has not started (call start, restart or join first)");
+  return write_checkpoint(s.checkpoint_view(), path);
 }
 
-std::string Session::checkpoint_in(const std::string& dir, int keep, double* seconds) {
-  if (!impl_->life.started) throw Error("checkpoint into " + dir + ": the session has not started (call start, restart or join first)");
-  return detail::checkpoint_into(impl_->checkpoint_view(), dir, keep, seconds);
+std::string CheckpointCalls::checkpoint_in(const std::string& dir, int keep, double* seconds) {
+  if (!s.life.started) throw Error("checkpoint into " + dir + ": the session has not started (call start, restart or join first)");
+  return checkpoint_into(s.checkpoint_view(), dir, keep, seconds);
 }
 
-int Session::restart(const std::string& file, const Grid& g) {
-  return detail::restart_from_file(impl_->checkpoint_view(), file, g, Impl::start_on(*this));
+int CheckpointCalls::restart(const std::string& file, const Grid& g) {
+  return restart_from_file(s.checkpoint_view(), file, g, start_on());
 }
 
-void Session::set_checkpointing(const CheckpointCadence& c) {
-  detail::check_checkpointing(c);
-  impl_->ckpts.adopt_global(c);
+void CheckpointCalls::set_checkpointing(const CheckpointCadence& c) {
+  check_checkpointing(c);
+  s.ckpts.adopt_global(c);
 }
 
-std::string Session::checkpoint_if_due(bool last) {
-  if (!impl_->ckpts.checkpointing) throw Error("checkpoint_if_due: no checkpoint cadence (call set_checkpointing first)");
-  return detail::checkpoint_when_due(impl_->checkpoint_view(), last);
+std::string CheckpointCalls::checkpoint_if_due(bool last) {
+  if (!s.ckpts.checkpointing) throw Error("checkpoint_if_due: no checkpoint cadence (call set_checkpointing first)");
+  return checkpoint_when_due(s.checkpoint_view(), last);
 }
 
-const std::vector<CheckpointRecord>& Session::checkpoint_records() const { return impl_->ckpts.checkpoints; }
-
-std::vector<std::pair<std::string, std::uint64_t>> Session::checksums() const {
-  if (!impl_->life.started) throw Error("checksums: the session has not started");
-  return detail::registry_checksums(impl_->job, impl_->registry);
+std::vector<std::pair<std::string, std::uint64_t>> CheckpointCalls::checksums() const {
+  if (!s.life.started) throw Error("checksums: the session has not started");
+  return registry_checksums(s.job, s.registry);
 }
 
-void Session::set_level_checkpointing(const LevelCadence& c) { detail::set_levels(impl_->checkpoint_view(), c); }
+void CheckpointCalls::set_level_checkpointing(const LevelCadence& c) { set_levels(s.checkpoint_view(), c); }
 
-double Session::checkpoint_levels(bool partner) {
-  if (!impl_->life.started) throw Error("checkpoint_levels: the session has not started");
-  return detail::write_levels_now(impl_->checkpoint_view(), partner);
+double CheckpointCalls::checkpoint_levels(bool partner) {
+  if (!s.life.started) throw Error("checkpoint_levels: the session has not started");
+  return write_levels_now(s.checkpoint_view(), partner);
 }
 
-std::string Session::level_checkpoint_if_due(bool last) {
-  if (!impl_->ckpts.levels) throw Error("level_checkpoint_if_due: no level cadence (call set_level_checkpointing first)");
-  return detail::levels_when_due(impl_->checkpoint_view(), last);
+std::string CheckpointCalls::level_checkpoint_if_due(bool last) {
+  if (!s.ckpts.levels) throw Error("level_checkpoint_if_due: no level cadence (call set_level_checkpointing first)");
+  return levels_when_due(s.checkpoint_view(), last);
 }
 
-const std::vector<LevelRecord>& Session::level_records() const { return impl_->ckpts.level_records; }
-
-int Session::restart_from_levels(const std::string& dir, const Grid& g, const std::string& global_dir) {
-  return detail::restart_from_level_copies(impl_->checkpoint_view(), dir, g, global_dir, Impl::start_on(*this));
+int CheckpointCalls::restart_from_levels(const std::string& dir, const Grid& g, const std::string& global_dir) {
+  return restart_from_level_copies(s.checkpoint_view(), dir, g, global_dir, start_on());
 }
 
-void Session::Impl::release_levels() { detail::release_levels(ckpts); }
-
-}  // namespace resize
+}  // namespace resize::detail

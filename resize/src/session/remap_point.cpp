@@ -277,10 +277,6 @@ void Session::Impl::finalize_hook(void* self) {
   }
 }
 
-int Session::Impl::remaining() const {
-  return opt.total_iterations >= 0 ? std::max(0, opt.total_iterations - iteration) : -1;
-}
-
 RemapResult Session::complete_resize() {
   if (!impl_->bg.in_flight) return {};
   const RemapResult r = *impl_->bg.step_background(true, impl_->grid_switch(), impl_->recording());

@@ -127,6 +127,36 @@ void load_learned(ResizeRecorder& rec, const SessionOptions& opt, const config::
   // predict, and its new ones are marked as its own.
   rec.history.set_program(resize_history_program(opt.app, exe));
 }
+
+// At MPI_Finalize (the hook on MPI_COMM_SELF): the BLACS grid and the levels' node
+// communicators (checkpoint/levels/write.cpp) go while MPI is still up.
+void release_mpi(SessionState& s) {
+  s.job.grid = blacs_dyn::Grid{};
+  release_levels(s.ckpts);
+}
+
+// A scripted schedule's entries that cannot run or did not, on world rank 0:
+// at the start those after the job's last remap point when its length is known
+// (total_iterations), at the end those no remap point reached.
+void warn_schedule(const SessionState& s, bool at_end) {
+  const auto* scripted = dynamic_cast<const ScriptedPolicy*>(s.opt.policy.get());
+  if (!s.life.rank0 || !scripted || (at_end && s.life.leaves_for_restart)) return;
+  // stdout first: a line half written from its buffer would be cut by the warning where
+  // both go to one pipe (as under malleable-run), and a reader's grep would miss it.
+  std::fflush(stdout);
+  const int total = s.opt.total_iterations;
+  for (const auto& e : at_end ? scripted->not_run() : scripted->schedule()) {
+    if (total >= 0 && e.iteration >= total) {
+      if (!at_end)
+        std::fprintf(stderr, "warning: schedule entry '%s' will not run: the last remap point is after iteration %d of %d\n",
+                     to_string(e).c_str(), total - 1, total);
+    } else if (at_end && e.iteration >= s.life.first_remap_iteration) {  // not one of an earlier launch's
+      std::fprintf(stderr, "[%s] warning: schedule entry '%s' did not run: no remap point after iteration %d (the run "
+                   "ended after iteration %d)\n", s.opt.app.c_str(), to_string(e).c_str(), e.iteration, s.iteration);
+    }
+  }
+  std::fflush(stderr);
+}
 }  // namespace
 
 // The facade made: the environment read (the one time the session reads it: config.hpp),
@@ -155,9 +185,9 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
     std::printf("[%s] %s\n", opt.app.c_str(), chosen.c_str());
     std::fflush(stdout);
   }
-  impl_->warn_schedule(false);
+  warn_schedule(*impl_, false);
   const auto at_finalize = [](MPI_Comm, int, void* impl, void*) -> int {
-    static_cast<Impl*>(impl)->release_mpi();
+    release_mpi(*static_cast<Impl*>(impl));
     return MPI_SUCCESS;
   };
   MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &impl_->life.self_key, nullptr);
@@ -165,37 +195,9 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   if (impl_->job.root()) load_learned(impl_->recorder, opt, impl_->cfg.policy, impl_->launch.exe);
 }
 
-void Session::Impl::release_mpi() {
-  job.grid = blacs_dyn::Grid{};
-  release_levels();
-}
-
-// A scripted schedule's entries that cannot run or did not, on world rank 0:
-// at the start those after the job's last remap point when its length is known
-// (total_iterations), at the end those no remap point reached.
-void Session::Impl::warn_schedule(bool at_end) const {
-  const auto* scripted = dynamic_cast<const ScriptedPolicy*>(opt.policy.get());
-  if (!life.rank0 || !scripted || (at_end && life.leaves_for_restart)) return;
-  // stdout first: a line half written from its buffer would be cut by the warning where
-  // both go to one pipe (as under malleable-run), and a reader's grep would miss it.
-  std::fflush(stdout);
-  const int total = opt.total_iterations;
-  for (const auto& e : at_end ? scripted->not_run() : scripted->schedule()) {
-    if (total >= 0 && e.iteration >= total) {
-      if (!at_end)
-        std::fprintf(stderr, "warning: schedule entry '%s' will not run: the last remap point is after iteration %d of %d\n",
-                     to_string(e).c_str(), total - 1, total);
-    } else if (at_end && e.iteration >= life.first_remap_iteration) {  // not one of an earlier launch's
-      std::fprintf(stderr, "[%s] warning: schedule entry '%s' did not run: no remap point after iteration %d (the run "
-                   "ended after iteration %d)\n", opt.app.c_str(), to_string(e).c_str(), e.iteration, iteration);
-    }
-  }
-  std::fflush(stderr);
-}
-
 Session::~Session() {
   if (!impl_) return;
-  if (impl_->life.started) impl_->warn_schedule(true);
+  if (impl_->life.started) warn_schedule(*impl_, true);
   int fin = 0;
   MPI_Finalized(&fin);
   if (fin) return;  // MPI_Finalize released the communicators (release_mpi) and ended MPI
@@ -217,60 +219,62 @@ Session::~Session() {
 
 bool Session::is_newcomer() const { return impl_->life.newcomer; }
 
+int Session::start(const Grid& asked) { return start_session(*impl_, asked); }
+
+// The checkpoint, restart and level calls: checked and handed to the checkpoint room
+// (CheckpointCalls, session/checkpoint_calls.cpp).
+double Session::checkpoint(const std::string& path) { return CheckpointCalls{*impl_}.checkpoint(path); }
+std::string Session::checkpoint_in(const std::string& dir, int keep, double* seconds) {
+  return CheckpointCalls{*impl_}.checkpoint_in(dir, keep, seconds);
+}
+int Session::restart(const std::string& file, const Grid& g) { return CheckpointCalls{*impl_}.restart(file, g); }
+void Session::set_checkpointing(const CheckpointCadence& c) { CheckpointCalls{*impl_}.set_checkpointing(c); }
+std::string Session::checkpoint_if_due(bool last) { return CheckpointCalls{*impl_}.checkpoint_if_due(last); }
+const std::vector<CheckpointRecord>& Session::checkpoint_records() const { return impl_->ckpts.checkpoints; }
+std::vector<std::pair<std::string, std::uint64_t>> Session::checksums() const {
+  return CheckpointCalls{*impl_}.checksums();
+}
+void Session::set_level_checkpointing(const LevelCadence& c) { CheckpointCalls{*impl_}.set_level_checkpointing(c); }
+double Session::checkpoint_levels(bool partner) { return CheckpointCalls{*impl_}.checkpoint_levels(partner); }
+std::string Session::level_checkpoint_if_due(bool last) { return CheckpointCalls{*impl_}.level_checkpoint_if_due(last); }
+const std::vector<LevelRecord>& Session::level_records() const { return impl_->ckpts.level_records; }
+int Session::restart_from_levels(const std::string& dir, const Grid& g, const std::string& global_dir) {
+  return CheckpointCalls{*impl_}.restart_from_levels(dir, g, global_dir);
+}
+
 void Session::set_app_state(std::function<std::vector<char>()> pack,
                             std::function<void(const std::vector<char>&)> unpack) {
   impl_->registry.pack = std::move(pack);
   impl_->registry.unpack = std::move(unpack);
 }
 
-namespace {
-void check_shape(const std::string& name, int m, int n, int mb, int nb, Distribution dist) {
-  if (dist == Distribution::Extended) throw Error("register_matrix " + name + ": " + detail::kExtendedNeedsBlocks);
-  if (m < 0 || n < 0 || mb < 1 || nb < 1)
-    throw Error("register_matrix " + name + ": need M, N >= 0 and MB, NB >= 1 (got " +
-                std::to_string(m) + ", " + std::to_string(n) + ", " + std::to_string(mb) + ", " +
-                std::to_string(nb) + ")");
-}
-}  // namespace
-
-Registered uniform_registration(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
-                                int* desc) {
-  check_shape(name, m, n, mb, nb, dist);
-  if (!desc) throw Error("register_matrix " + name + ": desc must not be null");
-  Registered r;
-  r.mat().name = name;
-  r.app_desc = desc;
-  r.mat().dist = dist;
-  r.mat().m = m;
-  r.mat().n = n;
-  r.mat().mb = mb;
-  r.mat().nb = nb;
-  return r;
-}
-
 template <class T>
 void Session::register_vector(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
                               int* desc, std::vector<T>& buf) {
-  Registered r = uniform_registration(name, m, n, mb, nb, dist, desc);
-  r.store = std::make_unique<VectorStorage<T>>(buf);
-  r.mat().type = detail::scalar_of<T>();
-  impl_->registry.mats.push_back(std::move(r));
+  detail::register_vector(impl_->registry, name, m, n, mb, nb, dist, desc, buf);
 }
 
 template <class T>
 void Session::register_blocks(const std::string& name, int m, int n, BlockSizes sizes, std::vector<T>& buf,
                               int* lld) {
-  if (!sizes || !lld) throw Error("register_matrix_blocks " + name + ": sizes and lld must be given");
-  Registered r;
-  r.mat().name = name;
-  r.store = std::make_unique<VectorStorage<T>>(buf);
-  r.mat().type = detail::scalar_of<T>();
-  r.mat().m = m;
-  r.mat().n = n;
-  r.mat().dist = Distribution::Extended;
-  r.mat().sizes = detail::block_rule(std::move(sizes));
-  r.app_lld = lld;
-  impl_->registry.mats.push_back(std::move(r));
+  detail::register_blocks(impl_->registry, name, m, n, std::move(sizes), buf, lld);
+}
+
+template <class T>
+Matrix<T> Session::register_handle(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
+                                   BlockSizes sizes) {
+  return Matrix<T>(detail::register_handle<T>(*impl_, this, name, m, n, mb, nb, dist, std::move(sizes)));
+}
+
+template <class T>
+Matrix<T> Session::register_matrix(const std::string& name, int m, int n, int mb, int nb, Distribution dist) {
+  return register_handle<T>(name, m, n, mb, nb, dist, {});
+}
+
+template <class T>
+Matrix<T> Session::register_matrix(const std::string& name, int m, int n, BlockSizes sizes) {
+  if (!sizes) throw Error("register_matrix " + name + ": the block sizes function must be given");
+  return register_handle<T>(name, m, n, 1, 1, Distribution::Extended, std::move(sizes));
 }
 
 #define RESIZE_REGISTER_FOR(T)                                                                                \
@@ -281,7 +285,9 @@ void Session::register_blocks(const std::string& name, int m, int n, BlockSizes 
   void Session::register_matrix_blocks(const std::string& name, int m, int n, BlockSizes sizes,              \
                                        std::vector<T>& buf, int* lld) {                                      \
     register_blocks(name, m, n, std::move(sizes), buf, lld);                                                 \
-  }
+  }                                                                                                          \
+  template Matrix<T> Session::register_matrix<T>(const std::string&, int, int, int, int, Distribution);      \
+  template Matrix<T> Session::register_matrix<T>(const std::string&, int, int, BlockSizes);
 RESIZE_REGISTER_FOR(float)
 RESIZE_REGISTER_FOR(double)
 RESIZE_REGISTER_FOR(std::complex<float>)

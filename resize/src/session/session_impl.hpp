@@ -8,6 +8,8 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <ctime>
 #include <functional>
 #include <memory>
@@ -58,90 +60,112 @@ inline double cpu_seconds() {
 Registered uniform_registration(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
                                 int* desc);
 
-// One session: a thin facade over its parts (parts/session_parts.hpp, parts/registry.hpp,
-// checkpoint/session_checkpoint.hpp, background/background_part.hpp), each with one job, and what ties them together (options,
-// identity, the iteration count, the watchdog). The phases are functions of the parts
-// (parts/, checkpoint/, background/, report/), given the parts they need; the grid
-// switch and the recording are views of the parts, made where a phase needs them. `cfg`:
-// the environment, read once when the session is made (a newcomer's when it is spawned);
-// no part reads the environment again.
-struct Session::Impl {
-  detail::SessionWorld job;          // the world and its grid
-  detail::MatrixRegistry registry;   // the registered matrices and the application's state
-  detail::ResizeRecorder recorder;   // metrics, history, powers, predictions
-  detail::SessionCheckpoints ckpts;  // checkpoint cadences and what was written
-  detail::SessionLife life;          // started, newcomer, rank 0, MPI_Finalize hook
-  detail::ReportInputs report;       // the application's result check and problem text
-  detail::IterationMeter meter;
-  detail::ArrivalCheck arrivals;
+namespace detail {
+
+// The facade's state: one session's parts (parts/session_parts.hpp, parts/registry.hpp,
+// checkpoint/session_checkpoint.hpp, background/background_part.hpp), each with one job, and
+// what ties them together (options, identity, the iteration count, the watchdog); plain
+// data with the makers of its views. The facade's operations (the start, the remap point
+// and its act, the expansion's and the newcomers' side, the resize by restart, the
+// checkpoint calls, the registration) are free functions over it, declared below by the
+// file that holds them; the phases they hand the parts to are functions of the parts
+// (parts/, checkpoint/, background/, report/), given the parts they need; the grid switch
+// and the recording are views of the parts, made where a phase needs them. `cfg`: the
+// environment, read once when the session is made (a newcomer's when it is spawned); no
+// part reads the environment again.
+struct SessionState {
+  SessionWorld job;          // the world and its grid
+  MatrixRegistry registry;   // the registered matrices and the application's state
+  ResizeRecorder recorder;   // metrics, history, powers, predictions
+  SessionCheckpoints ckpts;  // checkpoint cadences and what was written
+  SessionLife life;          // started, newcomer, rank 0, MPI_Finalize hook
+  ReportInputs report;       // the application's result check and problem text
+  IterationMeter meter;
+  ArrivalCheck arrivals;
   SessionOptions opt;
   config::Config cfg;
-  detail::LaunchCommand launch;  // what a spawn runs
-  detail::RefreshRule refresh;   // RESIZE_REFRESH_AFTER (checkpoint/refresh.hpp), parsed when made
-  detail::Reconfigure reconfigure = detail::Reconfigure::Auto;  // RESIZE_RECONFIGURE, parsed when made
-  detail::RespawnFallback respawn_fallback;  // set by remap_or_restart around its resize
+  LaunchCommand launch;  // what a spawn runs
+  RefreshRule refresh;   // RESIZE_REFRESH_AFTER (checkpoint/refresh.hpp), parsed when made
+  Reconfigure reconfigure = Reconfigure::Auto;  // RESIZE_RECONFIGURE, parsed when made
+  RespawnFallback respawn_fallback;  // set by remap_or_restart around its resize
   int iteration = 0;
-  detail::Watchdog watchdog{60.0};
-  detail::BackgroundPart bg;
-  detail::Prefault prefault;  // after the registry: joined before the arrays it stages go
+  Watchdog watchdog{60.0};
+  BackgroundPart bg;
+  Prefault prefault;  // after the registry: joined before the arrays it stages go
   // What start()'s new arrays serve (move/pages.hpp): Recovery while restart_from_levels
   // starts its grid, else Start. start() is public API without such a parameter, so the
   // restart says it here, on its own session, for that one call.
-  detail::ArrayFor start_arrays = detail::ArrayFor::Start;
+  ArrayFor start_arrays = ArrayFor::Start;
 
-  detail::GridSwitch grid_switch() { return {job, registry, watchdog, opt, recorder, prefault, cfg}; }
-  detail::ResizeRecording recording() { return {recorder, job, opt, watchdog, iteration, cfg.session.heap_trim}; }
-  detail::CheckpointView checkpoint_view() {
+  GridSwitch grid_switch() { return {job, registry, watchdog, opt, recorder, prefault, cfg}; }
+  ResizeRecording recording() { return {recorder, job, opt, watchdog, iteration, cfg.session.heap_trim}; }
+  CheckpointView checkpoint_view() {
     return {job, registry, ckpts, opt, cfg.checkpoint, launch, recorder.history, iteration};
   }
-  void progress(const std::string& line) const { detail::progress_line(opt, job.root(), line); }
+  void progress(const std::string& line) const { progress_line(opt, job.root(), line); }
+  // Iterations left in the job (-1: not known).
+  int remaining() const { return opt.total_iterations >= 0 ? std::max(0, opt.total_iterations - iteration) : -1; }
+};
 
+// The first grid, agreed on by every process (Session::start; session_start.cpp).
+int start_session(SessionState& s, const Grid& asked);
+
+// The checkpoint, restart and level calls (checkpoint_calls.cpp): each checks its call and
+// hands the work to the checkpoint room's functions of the parts
+// (checkpoint/session_checkpoint.hpp), given a CheckpointView of the parts they read and
+// change; the restarts begin with start_session (start_on).
+struct CheckpointCalls {
+  SessionState& s;
+  double checkpoint(const std::string& path);
+  std::string checkpoint_in(const std::string& dir, int keep, double* seconds);
+  int restart(const std::string& file, const Grid& g);
+  void set_checkpointing(const CheckpointCadence& c);
+  std::string checkpoint_if_due(bool last);
+  std::vector<std::pair<std::string, std::uint64_t>> checksums() const;
+  void set_level_checkpointing(const LevelCadence& c);
+  double checkpoint_levels(bool partner);
+  std::string level_checkpoint_if_due(bool last);
+  int restart_from_levels(const std::string& dir, const Grid& g, const std::string& global_dir);
+  // A restart's start on grid g, its arrays for a recovery when asked (move/pages.hpp).
+  StartOn start_on();
+};
+
+// Registration (session_matrix.cpp): a matrix in the application's std::vector, uniform
+// blocks (`desc` its descriptor) or an extended descriptor's block sizes (`lld` its
+// leading dimension); a matrix the session owns, its state returned for the handle made
+// on `session` (Matrix<T>).
+template <class T>
+void register_vector(MatrixRegistry& registry, const std::string& name, int m, int n, int mb, int nb,
+                     Distribution dist, int* desc, std::vector<T>& buf);
+template <class T>
+void register_blocks(MatrixRegistry& registry, const std::string& name, int m, int n, Session::BlockSizes sizes,
+                     std::vector<T>& buf, int* lld);
+template <class T>
+std::shared_ptr<MatrixState> register_handle(SessionState& s, const Session* session, const std::string& name, int m, int n,
+                                             int mb, int nb, Distribution dist, Session::BlockSizes sizes);
+
+}  // namespace detail
+
+// The public Session's state (malleable/resize/session.hpp names it Session::Impl): the
+// facade's state above, and nothing more.
+struct Session::Impl : detail::SessionState {
   void arrive();
-  void warn_schedule(bool at_end) const;
-  void release_mpi();
-  void release_levels();  // the levels' node communicators (checkpoint/levels/write.cpp)
-  // A restart's start() on `s` (checkpoint_calls.cpp), given to the checkpoint room's restarts.
-  static detail::StartOn start_on(Session& s);
-  // World rank 0 only: the policy's decision at this remap point (a policy that throws
-  // gives Decision::none naming the error), with how an expansion brings its processes
-  // (Decision::by); when the policy decides nothing, the launches waiting to join now
-  // (malleable-run --join) make an expansion. Used by remap_point and next_decision.
   Decision ask_policy();
   Decision ask_policy_alone();
-  // World rank 0's decision, on every process of the world (collective).
   Decision broadcast_decision(const Decision& d) const;
-  // Broadcasts rank 0's decision, validates it into a target grid and carries it out
-  // (expand, shrink, regrid, or begun in the background).
   RemapResult act(Decision d);
-  // A decision while a resize is under way in the background (BackgroundPart).
   RemapResult decide_during_background(const Decision& d);
-  // World rank 0: the job as plan_resize reads it for `d` (report/resize_plan.hpp; the
-  // rates left out: plan_texts adds them), in session_expand.cpp.
   detail::JobState job_state(const Decision& d);
-  // Collective: `d` (the same on every process) planned on world rank 0, its JSON and
-  // table on every process; nothing moves (the dry run: Session::dry_run, RESIZE_DRY_RUN).
   std::pair<std::string, std::string> plan_texts(const Decision& d);
-  // The remap point under RESIZE_DRY_RUN=1: `d`'s plan printed on world rank 0, not acted on.
   RemapResult dry_run_point(const Decision& d);
-  // Iterations left in the job (-1: not known).
-  int remaining() const;
-  // The state an expansion from `from` to `to` hands its newcomers, packed; `background`:
-  // the expansion is one begun in the background.
-  // `respawn_from`: a respawn from a world of that many processes (`to` on the ranks after them).
   std::vector<char> pack_expansion(const Grid& from, const Grid& to, bool background = false, int respawn_from = 0);
-  // Merge or respawn (session_expand.cpp): world rank 0's choice for `d` onto `target`
-  // (policy/reconfigure.hpp), on every process (collective); the respawn carried out (the
-  // old processes' side: it returns only when its spawn failed); world rank 0's carry;
-  // the new rank 0 taking it; the newcomers' side after the move.
   detail::ReconfigureChoice choose_reconfiguration(const Decision& d, const Grid& target, const detail::NodePlan& np);
   detail::Outcome respawn_resize(const Decision& d, const Grid& target, const detail::NodePlan& np, ResizeRecord& rec,
                                  double t_start);
   std::vector<char> pack_carry(const ResizeRecord& rec, const Decision& d, double elapsed) const;
   void adopt_carry(const detail::RankZeroCarry& c);
   void join_respawn(const detail::ExpansionState& st);
-  // A merge's expansion: its spawn's "env" (merge_spawn_env; cleared by spawn_processes).
   void set_merge_spawn_env(const Grid& target, const detail::NodePlan& np) const;
-  // MPI_Finalize with a background resize under way: cancelled.
   static void finalize_hook(void* self);
 };
 

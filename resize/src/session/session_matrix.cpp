@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Matrices registered through a handle (Session::register_matrix<T>, matrix.hpp): the
-// registry entry's MatrixState (its record and its form on the grid) is the handle's;
-// the entry publishes the handle's descriptor into it and an OwnedStorage publishes the
-// buffer there.
+// The registration of a matrix (session_impl.hpp: register_vector, register_blocks,
+// register_handle; the Session's register_matrix* forward to them, session.cpp): its
+// checked shape, its record and storage into the registry. A matrix registered through a
+// handle (Session::register_matrix<T>, matrix.hpp): the registry entry's MatrixState (its
+// record and its form on the grid) is the handle's; the entry publishes the handle's
+// descriptor into it and an OwnedStorage publishes the buffer there.
 #include "session/session_impl.hpp"
 #include "session/cached_map.hpp"
 #include "session/shared_alloc.hpp"
+
+#include <complex>
 
 namespace resize {
 
@@ -87,16 +91,66 @@ void MatrixState::no_desc() const {
 
 }  // namespace detail
 
+namespace {
+void check_shape(const std::string& name, int m, int n, int mb, int nb, Distribution dist) {
+  if (dist == Distribution::Extended) throw Error("register_matrix " + name + ": " + detail::kExtendedNeedsBlocks);
+  if (m < 0 || n < 0 || mb < 1 || nb < 1)
+    throw Error("register_matrix " + name + ": need M, N >= 0 and MB, NB >= 1 (got " +
+                std::to_string(m) + ", " + std::to_string(n) + ", " + std::to_string(mb) + ", " +
+                std::to_string(nb) + ")");
+}
+}  // namespace
+
+Registered uniform_registration(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
+                                int* desc) {
+  check_shape(name, m, n, mb, nb, dist);
+  if (!desc) throw Error("register_matrix " + name + ": desc must not be null");
+  Registered r;
+  r.mat().name = name;
+  r.app_desc = desc;
+  r.mat().dist = dist;
+  r.mat().m = m;
+  r.mat().n = n;
+  r.mat().mb = mb;
+  r.mat().nb = nb;
+  return r;
+}
+
 template <class T>
-Matrix<T> Session::register_handle(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
-                                   BlockSizes sizes) {
+void detail::register_vector(MatrixRegistry& registry, const std::string& name, int m, int n, int mb, int nb,
+                             Distribution dist, int* desc, std::vector<T>& buf) {
+  Registered r = uniform_registration(name, m, n, mb, nb, dist, desc);
+  r.store = std::make_unique<VectorStorage<T>>(buf);
+  r.mat().type = detail::scalar_of<T>();
+  registry.mats.push_back(std::move(r));
+}
+
+template <class T>
+void detail::register_blocks(MatrixRegistry& registry, const std::string& name, int m, int n, Session::BlockSizes sizes,
+                             std::vector<T>& buf, int* lld) {
+  if (!sizes || !lld) throw Error("register_matrix_blocks " + name + ": sizes and lld must be given");
+  Registered r;
+  r.mat().name = name;
+  r.store = std::make_unique<VectorStorage<T>>(buf);
+  r.mat().type = detail::scalar_of<T>();
+  r.mat().m = m;
+  r.mat().n = n;
+  r.mat().dist = Distribution::Extended;
+  r.mat().sizes = detail::block_rule(std::move(sizes));
+  r.app_lld = lld;
+  registry.mats.push_back(std::move(r));
+}
+
+template <class T>
+std::shared_ptr<MatrixState> detail::register_handle(SessionState& s, const Session* session, const std::string& name, int m,
+                                                     int n, int mb, int nb, Distribution dist, Session::BlockSizes sizes) {
   const bool extended = static_cast<bool>(sizes);
   if (dist == Distribution::Extended && !extended)
     throw Error("register_matrix " + name + ": " + detail::kExtendedNeedsBlocks);
   if (m < 0 || n < 0 || (!extended && (mb < 1 || nb < 1)))
     throw Error("register_matrix " + name + ": need M, N >= 0 and MB, NB >= 1 (got " + std::to_string(m) + ", " +
                 std::to_string(n) + ", " + std::to_string(mb) + ", " + std::to_string(nb) + ")");
-  if (impl_->life.started) throw Error("register_matrix " + name + ": register before start() or join()");
+  if (s.life.started) throw Error("register_matrix " + name + ": register before start() or join()");
   auto st = std::make_shared<MatrixState>();
   st->mat.name = name;
   st->mat.m = m;
@@ -106,35 +160,28 @@ Matrix<T> Session::register_handle(const std::string& name, int m, int n, int mb
   st->mat.dist = extended ? Distribution::Extended : dist;
   st->mat.type = detail::scalar_of<T>();
   if (extended) st->mat.sizes = detail::block_rule(std::move(sizes));
-  st->session = this;
+  st->session = session;
   Registered r(st);
   if (!extended) {
     r.app_desc = st->desc.data();
     r.publish();  // off every grid until start
   }
-  r.store = std::make_unique<OwnedStorage<T>>(st, impl_->cfg.session.hugepages, shared_alloc(impl_->cfg.session));
-  impl_->registry.mats.push_back(std::move(r));
-  return Matrix<T>(std::move(st));
+  r.store = std::make_unique<OwnedStorage<T>>(st, s.cfg.session.hugepages, shared_alloc(s.cfg.session));
+  s.registry.mats.push_back(std::move(r));
+  return st;
 }
 
-template <class T>
-Matrix<T> Session::register_matrix(const std::string& name, int m, int n, int mb, int nb, Distribution dist) {
-  return register_handle<T>(name, m, n, mb, nb, dist, {});
-}
-
-template <class T>
-Matrix<T> Session::register_matrix(const std::string& name, int m, int n, BlockSizes sizes) {
-  if (!sizes) throw Error("register_matrix " + name + ": the block sizes function must be given");
-  return register_handle<T>(name, m, n, 1, 1, Distribution::Extended, std::move(sizes));
-}
-
-#define RESIZE_HANDLE_FOR(T)                                                                                   \
-  template Matrix<T> Session::register_matrix<T>(const std::string&, int, int, int, int, Distribution);      \
-  template Matrix<T> Session::register_matrix<T>(const std::string&, int, int, BlockSizes);
-RESIZE_HANDLE_FOR(float)
-RESIZE_HANDLE_FOR(double)
-RESIZE_HANDLE_FOR(std::complex<float>)
-RESIZE_HANDLE_FOR(std::complex<double>)
-#undef RESIZE_HANDLE_FOR
+#define RESIZE_REGISTER_FOR(T)                                                                                 \
+  template void detail::register_vector<T>(MatrixRegistry&, const std::string&, int, int, int, int, Distribution, \
+                                           int*, std::vector<T>&);                                             \
+  template void detail::register_blocks<T>(MatrixRegistry&, const std::string&, int, int, Session::BlockSizes,         \
+                                           std::vector<T>&, int*);                                             \
+  template std::shared_ptr<MatrixState> detail::register_handle<T>(SessionState&, const Session*, const std::string&, \
+                                                                   int, int, int, int, Distribution, Session::BlockSizes);
+RESIZE_REGISTER_FOR(float)
+RESIZE_REGISTER_FOR(double)
+RESIZE_REGISTER_FOR(std::complex<float>)
+RESIZE_REGISTER_FOR(std::complex<double>)
+#undef RESIZE_REGISTER_FOR
 
 }  // namespace resize

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Starting a session: the first grid, agreed on by every process (a newcomer's join of an
-// expansion is in session_expand.cpp, beside the old processes' side).
+// Starting a session (Session::start): the first grid, agreed on by every process (a
+// newcomer's join of an expansion is in session_expand.cpp, beside the old processes' side).
 #include "session/session_impl.hpp"
 
 #include "common/broadcast.hpp"
@@ -47,26 +47,26 @@ void agree_on_start(const Grid& g, const std::vector<Registered>& mats, MPI_Comm
 }
 }  // namespace
 
-int Session::start(const Grid& asked) {
-  const SessionWorld& job = impl_->job;
+int detail::start_session(SessionState& s, const Grid& asked) {
+  const SessionWorld& job = s.job;
   // 0x0: every process of the world on the near-square grid (P <= Q) a growth chooses
   const bool all = asked.nprow == 0 && asked.npcol == 0 && asked.ranks.empty();
   const Grid g = all ? choose_topology(job.size()) : asked;
-  agree_on_start(g, impl_->registry.mats, job.world);
+  agree_on_start(g, s.registry.mats, job.world);
   if (g.nprow < 1 || g.npcol < 1)
     throw Error("session: grid " + g.shape() + " must be at least 1x1 (or 0x0: every process, near square)");
   if (g.size() > job.size())
     throw Error("session: grid " + g.shape() + " needs " + std::to_string(g.size()) + " processes, the world has " +
                 std::to_string(job.size()));
-  detail::GridSwitch gs = impl_->grid_switch();
+  detail::GridSwitch gs = s.grid_switch();
   gs.settle_grid(g);
-  impl_->life.started = true;
-  gs.lay_out(g, impl_->start_arrays);
-  impl_->job.rank_hosts = detail::survey_world();
-  const SessionOptions& opt = impl_->opt;
-  impl_->progress("[" + opt.app + "] start on " + g.shape() + " (" + std::to_string(job.size()) +
-                  " processes; world: blacs-dyn; policy " + opt.policy->name() +
-                  "; redistribution " + mover_name() + ")");
+  s.life.started = true;
+  gs.lay_out(g, s.start_arrays);
+  s.job.rank_hosts = detail::survey_world();
+  const SessionOptions& opt = s.opt;
+  s.progress("[" + opt.app + "] start on " + g.shape() + " (" + std::to_string(job.size()) +
+             " processes; world: blacs-dyn; policy " + opt.policy->name() +
+             "; redistribution " + to_string(opt.mover) + ")");
   return 0;
 }
 
