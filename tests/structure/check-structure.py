@@ -128,10 +128,11 @@ LAYERS = [
     # and client; the arbitration between jobs over Slurm's words (slurm/).
     (os.path.join("cluster", "src"),
      [["daemon", "agent"], ["arbiter"], ["arbitration"], ["slurm"]]),
-    # blacs-dyn: the shell (interposition, C API, BLACS glue, configuration) and the Runtime
-    # (the runtime calls the glue and the configuration) over the pure protocol/.
+    # blacs-dyn: the entry points (interposition, C API, the background seat) call the
+    # Runtime; the runtime calls the platform (the BLACS glue, the MPI probe, the
+    # configuration), which knows no runtime; the pure protocol/ at the bottom.
     (os.path.join("blacs-dyn", "src"),
-     [["shell", "runtime"], ["protocol"]]),
+     [["entry"], ["runtime"], ["platform"], ["protocol"]]),
 ]
 # Headers that only a few files may include: the facade's state is the facade's business.
 MAX_INCLUDERS = {os.path.join("resize", "src", "session", "session_impl.hpp"): 8}

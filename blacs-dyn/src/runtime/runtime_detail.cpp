@@ -23,7 +23,7 @@
 #include "malleable/blacs_dyn/error.hpp"
 #include "malleable/blacs_dyn/mpi_flavour.hpp"
 #include "protocol/schema.hpp"
-#include "shell/blacs_glue.hpp"
+#include "platform/blacs_glue.hpp"
 #include "malleable_internal/collective.hpp"
 
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "malleable/blacs_dyn/error.hpp"
-#include "shell/config.hpp"
+#include "platform/config.hpp"
 #include "protocol/level_stack.hpp"
 
 namespace blacs_dyn {

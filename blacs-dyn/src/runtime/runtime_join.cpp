@@ -20,7 +20,7 @@
 
 #include "malleable/blacs_dyn/error.hpp"
 #include "malleable/blacs_dyn/mpi_flavour.hpp"
-#include "shell/blacs_glue.hpp"
+#include "platform/blacs_glue.hpp"
 #include "runtime/join_handshake.hpp"
 #include "malleable_internal/collective.hpp"
 

@@ -25,7 +25,7 @@
 #include <memory>
 
 #include "malleable/blacs_dyn/error.hpp"
-#include "shell/blacs_glue.hpp"
+#include "platform/blacs_glue.hpp"
 #include "runtime/join_handshake.hpp"
 #include "malleable_internal/collective.hpp"
 

@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-#include "shell/blacs_glue.hpp"
+#include "platform/blacs_glue.hpp"
 #include "malleable_internal/collective.hpp"
 #include "protocol/messages.hpp"
 

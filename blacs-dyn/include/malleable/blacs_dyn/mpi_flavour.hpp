@@ -33,7 +33,8 @@ SpawnFailure classify_spawn_failure(MpiFlavour flavour, bool class_is_err_spawn,
 // Open MPI's selected point-to-point layer (PML: "ucx", "ob1", "cm") from the file its
 // module's functions live in ("/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_pml_ucx.so");
 // "" for a file whose name holds no "mca_pml_". The probe that finds the file (dladdr on Open
-// MPI's `mca_pml` table) is blacs-dyn's shell; its verdict is blacs_dyn::World::selected_pml().
+// MPI's `mca_pml` table) is inside libmalleable_blacs_dyn; its verdict is
+// blacs_dyn::World::selected_pml().
 std::string pml_from_component_file(std::string_view file);
 
 // BLACS_DYN_SPAWN=0|off|no|false: the user declares the job cannot spawn (e.g. a launcher

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "malleable/blacs_dyn/error.hpp"
-#include "shell/blacs_glue.hpp"
+#include "platform/blacs_glue.hpp"
 
 // ---- ScaLAPACK 2.2 BLACS internals (BLACS/SRC/Bdef.h), with Int = int (32-bit) -------
 // Only the globals are touched, never a function's private state. Layout of

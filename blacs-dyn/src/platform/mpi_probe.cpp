@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The MPI library's own choices, probed in the loaded library (mpi_probe.hpp).
-#include "shell/mpi_probe.hpp"
+#include "platform/mpi_probe.hpp"
 
 #include <dlfcn.h>
 

@@ -17,9 +17,9 @@
 #include <cstdlib>
 
 #include "malleable/blacs_dyn/error.hpp"
-#include "shell/background_seat.hpp"
-#include "shell/blacs_glue.hpp"
-#include "shell/config.hpp"
+#include "entry/background_seat.hpp"
+#include "platform/blacs_glue.hpp"
+#include "platform/config.hpp"
 #include "runtime/expand.hpp"
 #include "runtime/runtime.hpp"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Taking and giving back the one background expansion (background_seat.hpp).
-#include "shell/background_seat.hpp"
+#include "entry/background_seat.hpp"
 
 #include <utility>
 

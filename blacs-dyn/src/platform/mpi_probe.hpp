@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What the MPI library in this process selected, found by looking at the loaded library
-// itself (dlsym, dladdr) rather than asked through MPI: the shell's side of the MPI
+// itself (dlsym, dladdr) rather than asked through MPI: the platform side of the MPI
 // flavour (protocol/mpi_flavour.cpp reads the names; malleable/blacs_dyn/mpi_flavour.hpp).
 #ifndef BLACS_DYN_MPI_PROBE_HPP
 #define BLACS_DYN_MPI_PROBE_HPP

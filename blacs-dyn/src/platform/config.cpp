@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The one place blacs-dyn reads the environment (config.hpp).
-#include "shell/config.hpp"
+#include "platform/config.hpp"
 
 #include <strings.h>
 

@@ -4,8 +4,8 @@
 // BLACS entry points have no handle to pass, so the thread that took one is recorded with
 // it here; each of their calls looks up the calling thread's and passes it to the Runtime
 // explicitly (null on every other thread: the published world).
-#ifndef BLACS_DYN_SHELL_BACKGROUND_SEAT_HPP
-#define BLACS_DYN_SHELL_BACKGROUND_SEAT_HPP
+#ifndef BLACS_DYN_ENTRY_BACKGROUND_SEAT_HPP
+#define BLACS_DYN_ENTRY_BACKGROUND_SEAT_HPP
 
 #include <atomic>
 #include <optional>

@@ -8,9 +8,9 @@
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
 #include "malleable/blacs_dyn/error.hpp"
-#include "shell/background_seat.hpp"
-#include "shell/blacs_glue.hpp"
-#include "shell/mpi_probe.hpp"
+#include "entry/background_seat.hpp"
+#include "platform/blacs_glue.hpp"
+#include "platform/mpi_probe.hpp"
 #include "protocol/schema.hpp"
 #include "runtime/expand.hpp"
 #include "runtime/handover.hpp"
