@@ -3,7 +3,7 @@
 // the table: variable, type, default, effect, when it is read). `read()` is the only place
 // that looks at the environment, and it is called once per entry, never at use:
 //   - a Session, when it is made (a newcomer: when its spawned copy makes it); it keeps
-//     the value (Session::Impl::cfg) and hands its parts the fields they need;
+//     the value (SessionState::cfg) and hands its parts the fields they need;
 //   - the C API's resize_create (RESIZE_MOVER, RESIZE_MOVE_BUDGET, RESIZE_POLICY), beside its Session;
 //   - the policies, when they are made (the offer scheduler, make_slurm_policy);
 //   - resize_history_location, at its call; the kernel meter's switch, when the library

@@ -3,7 +3,7 @@
 // watchdog armed, wrapped around a blocking resize (recorded), refused, failed or
 // concluded (the record, the history and its file, the policy told, the progress line).
 // The facade's remap point (session/remap_point.cpp) and the background part make one with
-// Impl::recording() and hand it to the resize.
+// SessionState::recording() and hand it to the resize.
 #include "parts/resize_phases.hpp"
 #include "parts/heap_trim.hpp"
 

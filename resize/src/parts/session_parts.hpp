@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Parts a Session is made of, each with one job (Session::Impl, session/session_impl.hpp,
-// composes them with the registry, parts/registry.hpp, the checkpoints,
-// checkpoint/session_checkpoint.hpp, and the background part, background/background_part.hpp):
+// Parts a Session is made of, each with one job (the facade's state, SessionState in
+// session/session_impl.hpp, composes them with the registry, parts/registry.hpp, the
+// checkpoints, checkpoint/session_checkpoint.hpp, and the background part,
+// background/background_part.hpp):
 // the world and its grid, the launch command, the resize recorder, the iteration meter, the
 // arrival check, the session's life and the report's inputs. Internal to the session's MPI
 // shell.

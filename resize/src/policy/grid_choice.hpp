@@ -65,8 +65,9 @@ std::vector<int> inserted_positions(int p, int r, Placement pl);
 }  // namespace resize
 
 // A decision validated into the target grid of a resize, the same on every rank
-// (Session::Impl::act broadcasts the decision, then calls target_grid). No MPI: the
-// world's size, the nodes of its ranks and whether it can spawn come in as values.
+// (RemapPoint::act, session/remap_point.cpp, broadcasts the decision, then calls
+// target_grid). No MPI: the world's size, the nodes of its ranks and whether it can spawn
+// come in as values.
 // Unit-tested in tests/resize/policy/resize_target_grid_test.cpp.
 namespace resize::detail {
 

@@ -86,7 +86,7 @@ struct ResizePlan {
 ResizePlan plan_resize(const JobState& job, Decision d);
 
 // Merge or respawn for `d` onto `target` (an expansion or a shrink), as the shell weighs it
-// (Session::Impl::choose_reconfiguration calls this on world rank 0): the model of
+// (Expansion::choose_reconfiguration calls this on world rank 0): the model of
 // policy/reconfigure.hpp over the job's launches, nodes, history and matrices' bytes.
 ReconfigureChoice plan_reconfiguration(const JobState& job, const Decision& d, const Grid& target, const NodePlan& np);
 

@@ -5,9 +5,13 @@
 // parts/shrink.cpp; or begun in the background: background/session_background.cpp)
 // inside recorded() (parts/recording.cpp), which begins its record (the predictions, rank
 // 0; the watchdog armed) and concludes it (the record, the history and its file, the
-// policy told, the progress line), or records a refusal or a failure. A blocking resize
-// leaves this file once, as a scope: the record wraps the call into the resize; a
-// background one begins here and concludes at a later remap point.
+// policy told, the progress line), or records a refusal or a failure: RemapPoint
+// (session_impl.hpp), over the facade's state. A blocking resize leaves this file once, as
+// a scope: the record wraps the call into the resize; a background one begins here and
+// concludes at a later remap point. The Session's resize calls (remap_point, resize_now,
+// dry_run, complete_resize, cancel_resize, join, next_decision, remap_or_restart) are at
+// the end: each hands its work to the remap point, the expansion (session_expand.cpp) or
+// the resize by restart (session_by_restart.cpp).
 #include "session/session_impl.hpp"
 #include "checkpoint/fallback/carry_out.hpp"
 
@@ -78,46 +82,46 @@ Decision waiting_launches(int world_size, const Grid& shape) {
 }
 }  // namespace
 
-Decision Session::Impl::ask_policy() {
+Decision RemapPoint::ask_policy() {
   Decision d = ask_policy_alone();
   try {
     // (Not under a policy that decides on the waiting launches itself, as the Slurm
     // policy does on its expander jobs': Policy::decides_on_waiting_launches.)
-    if (d.action == Action::None && !d.new_allocation && !opt.policy->decides_on_waiting_launches()) {
-      Decision w = waiting_launches(job.size(), job.shape);
+    if (d.action == Action::None && !d.new_allocation && !s.opt.policy->decides_on_waiting_launches()) {
+      Decision w = waiting_launches(s.job.size(), s.job.shape);
       if (w.action == Action::Expand) return w;
     }
     if (d.action == Action::Expand && d.by == ExpandBy::Auto && !d.new_allocation && !d.by_restart)
-      d.by = expansion_mechanism(d, cfg.session.expand);
+      d.by = expansion_mechanism(d, s.cfg.session.expand);
   } catch (const std::exception& e) {
-    opt.policy->completed(d, job.size(), false);
+    s.opt.policy->completed(d, s.job.size(), false);
     return Decision::none(std::string("expansion: ") + e.what());
   }
   return d;
 }
 
-Decision Session::Impl::ask_policy_alone() {
+Decision RemapPoint::ask_policy_alone() {
   try {
-    PolicyInput in{iteration, job.shape, job.size(), &recorder.metrics, &job.rank_hosts};
-    in.speeds = &recorder.speeds;
-    in.history = &recorder.history;
-    in.cost_model = recorder.cost_model ? &*recorder.cost_model : nullptr;
-    in.powers = &recorder.powers;
-    in.remaining = remaining();
+    PolicyInput in{s.iteration, s.job.shape, s.job.size(), &s.recorder.metrics, &s.job.rank_hosts};
+    in.speeds = &s.recorder.speeds;
+    in.history = &s.recorder.history;
+    in.cost_model = s.recorder.cost_model ? &*s.recorder.cost_model : nullptr;
+    in.powers = &s.recorder.powers;
+    in.remaining = s.remaining();
     // The launches waiting to join, for a policy that decides on them (the Slurm policy:
     // its expander jobs' among them).
     std::vector<PolicyInput::Launch> waiting;
-    if (opt.policy->decides_on_waiting_launches()) waiting = launches_waiting();
+    if (s.opt.policy->decides_on_waiting_launches()) waiting = launches_waiting();
     in.waiting = &waiting;
-    Decision d = opt.policy->decide(in);
-    if (d.new_allocation && (d.action != Action::Expand || !ckpts.checkpointing)) {
+    Decision d = s.opt.policy->decide(in);
+    if (d.new_allocation && (d.action != Action::Expand || !s.ckpts.checkpointing)) {
       // Only a resize by restart can move the job into a new allocation.
-      opt.policy->completed(d, job.size(), false);
+      s.opt.policy->completed(d, s.job.size(), false);
       return Decision::none("the policy's growth needs a new allocation (a resize by restart), but the job has no "
                             "checkpoint directory: staying");
     }
-    if (d.by_restart && (d.action != Action::Expand || !ckpts.checkpointing)) {
-      opt.policy->completed(d, job.size(), false);
+    if (d.by_restart && (d.action != Action::Expand || !s.ckpts.checkpointing)) {
+      s.opt.policy->completed(d, s.job.size(), false);
       return Decision::none("the policy's growth can only be a resize by restart (the launcher cannot start processes "
                             "on those nodes), but the job has no checkpoint directory: staying");
     }
@@ -128,40 +132,40 @@ Decision Session::Impl::ask_policy_alone() {
 }
 
 // Every process arrived at this remap point, or the job ends naming the ones that did not.
-void Session::Impl::arrive() {
-  if (life.first_remap_iteration < 0) life.first_remap_iteration = iteration;
-  arrivals.arrive(job.world, iteration);
+void RemapPoint::arrive() {
+  if (s.life.first_remap_iteration < 0) s.life.first_remap_iteration = s.iteration;
+  s.arrivals.arrive(s.job.world, s.iteration);
 }
 
-RemapResult Session::remap_point() {
-  impl_->arrive();
+RemapResult RemapPoint::remap_point() {
+  arrive();
   // Background resizes: a resize under way in the background completes first (or goes on, and
   // then a new request is refused).
   std::optional<RemapResult> completed;
-  if (impl_->bg.in_flight) completed = impl_->bg.step_background(false, impl_->grid_switch(), impl_->recording());
+  if (s.bg.in_flight) completed = s.bg.step_background(false, s.grid_switch(), s.recording());
   Decision d;
-  if (impl_->job.root()) d = impl_->ask_policy();
-  if (impl_->bg.in_flight) return impl_->decide_during_background(d);
-  const RemapResult r = impl_->act(d);
+  if (s.job.root()) d = ask_policy();
+  if (s.bg.in_flight) return decide_during_background(d);
+  const RemapResult r = act(d);
   return completed && r.action == Action::None ? *completed : r;
 }
 
-RemapResult Session::resize_now(const Decision& d) {
-  return impl_->bg.in_flight ? impl_->decide_during_background(d) : impl_->act(d);
+RemapResult RemapPoint::resize_now(const Decision& d) {
+  return s.bg.in_flight ? decide_during_background(d) : act(d);
 }
 
 // Acting on a decision: rank 0's decision broadcast and validated into a target grid (a
 // pure choice, the same on every rank: policy/grid_choice.cpp), then carried out (expand,
 // shrink, regrid, or begun in the background), recorded by recorded() below.
-Decision Session::Impl::broadcast_decision(const Decision& d) const {
-  return detail::unpack_decision(detail::broadcast_bytes(job.root() ? detail::pack(d) : std::vector<char>{}, 0, job.world));
+Decision RemapPoint::broadcast_decision(const Decision& d) const {
+  return detail::unpack_decision(detail::broadcast_bytes(s.job.root() ? detail::pack(d) : std::vector<char>{}, 0, s.job.world));
 }
 
 // Broadcasts rank 0's decision, validates it into a target grid and acts.
-RemapResult Session::Impl::act(Decision d) {
+RemapResult RemapPoint::act(Decision d) {
   const double t_start = MPI_Wtime();
   d = broadcast_decision(d);
-  if (d.action == Action::None || cfg.session.dry_run) return d.action == Action::None ? RemapResult{} : dry_run_point(d);
+  if (d.action == Action::None || s.cfg.session.dry_run) return d.action == Action::None ? RemapResult{} : dry_run_point(d);
   // Every rank's node (one allgather): placement and the shrink's kept ranks depend on it,
   // and the record counts bytes within and between nodes.
   NodePlan node_plan;
@@ -171,11 +175,11 @@ RemapResult Session::Impl::act(Decision d) {
   // The first registered matrix steers Optimal; an extended-descriptor one as 1 x 1 blocks
   // (its block sizes on a candidate grid are the application's to give).
   redist::MatrixSpec info;
-  if (!registry.mats.empty()) {
-    info = registry.mats.front().mat();
+  if (!s.registry.mats.empty()) {
+    info = s.registry.mats.front().mat();
     if (info.extended()) info = redist::MatrixSpec::block_cyclic(info.m, info.n, 1, 1);
   }
-  const TargetInput in{job.shape, job.size(), registry.mats.empty() ? nullptr : &info, &spawn_supported};
+  const TargetInput in{s.job.shape, s.job.size(), s.registry.mats.empty() ? nullptr : &info, &spawn_supported};
   Grid target;
   std::string why;
   try {
@@ -183,37 +187,37 @@ RemapResult Session::Impl::act(Decision d) {
   } catch (const std::exception& e) {
     why = e.what();
   }
-  ResizeRecording rs = recording();
+  ResizeRecording rs = s.recording();
   if (!why.empty()) return rs.refuse(d, why);
   // Merge or respawn (session_expand.cpp: world rank 0's choice, on every process).
-  const ReconfigureChoice how = choose_reconfiguration(d, target, node_plan);
+  const ReconfigureChoice how = Expansion{s}.choose_reconfiguration(d, target, node_plan);
   // The state the newcomers receive, packed after the record began (it holds the powers).
   // (An expansion by joining is always a blocking one: its launches join at the remap point;
   // so is a respawn.)
   const bool background =
-      !how.respawn && d.by != ExpandBy::Join && d.by != ExpandBy::Waiting && !bg.blocked(d, registry, remaining());
-  const auto state = [&] { return pack_expansion(job.shape, target, background); };
-  if (!how.respawn && d.action == Action::Expand) set_merge_spawn_env(target, node_plan);  // yield off where it fits
+      !how.respawn && d.by != ExpandBy::Join && d.by != ExpandBy::Waiting && !s.bg.blocked(d, s.registry, s.remaining());
+  const auto state = [&] { return Expansion{s}.pack_expansion(s.job.shape, target, background); };
+  if (!how.respawn && d.action == Action::Expand) Expansion{s}.set_merge_spawn_env(target, node_plan);  // yield off where it fits
   if (background) {
-    const RemapResult r = bg.begin_background(d, target, node_plan, t_start, grid_switch(), rs, launch, state);
-    if (bg.in_flight) blacs_dyn::World::set_finalize_hook(&Session::Impl::finalize_hook, this);
+    const RemapResult r = s.bg.begin_background(d, target, node_plan, t_start, s.grid_switch(), rs, s.launch, state);
+    if (s.bg.in_flight) blacs_dyn::World::set_finalize_hook(&RemapPoint::finalize_hook, &s);
     return r;
   }
   return rs.recorded(d, target, t_start, [&](ResizeRecord& rec) {
-    if (d.action == Action::Regrid) return regrid(grid_switch(), iteration, d, target, rec, t_start);
+    if (d.action == Action::Regrid) return regrid(s.grid_switch(), s.iteration, d, target, rec, t_start);
     rec.reconfigure = how.respawn ? "respawn" : "merge";
     rec.reconfigure_why = how.why;
     Outcome o;
     if (how.respawn) {
-      o = respawn_resize(d, target, node_plan, rec, t_start);  // returns only when its spawn failed
+      o = Expansion{s}.respawn_resize(d, target, node_plan, rec, t_start);  // returns only when its spawn failed
       // A shrink whose respawn could not spawn is a merge's (nothing changed yet).
       if (d.action != Action::Shrink) return o;
       rec = rs.begin_resize(d, target);
       rec.reconfigure = "merge";
       rec.reconfigure_why = "merge (the respawn's spawn failed: " + o.result.message + ")";
     }
-    o = d.action == Action::Expand ? expand(grid_switch(), launch, iteration, d, target, node_plan, rec, t_start, state)
-                                   : shrink(grid_switch(), recorder, iteration, target, node_plan, rec, t_start);
+    o = d.action == Action::Expand ? expand(s.grid_switch(), s.launch, s.iteration, d, target, node_plan, rec, t_start, state)
+                                   : shrink(s.grid_switch(), s.recorder, s.iteration, target, node_plan, rec, t_start);
     if (o.result.ok) o.line += "; reconfigured by " + rec.reconfigure_why;
     return o;
   });
@@ -222,75 +226,87 @@ RemapResult Session::Impl::act(Decision d) {
 // The dry run: the decision planned by the pure planner (report/resize_plan.hpp) on world
 // rank 0, where the policy's view of the job lives, with the report's rates; the texts
 // broadcast. Nothing is started, moved or recorded, and the policy is not told.
-std::pair<std::string, std::string> Session::Impl::plan_texts(const Decision& d) {
+std::pair<std::string, std::string> RemapPoint::plan_texts(const Decision& d) {
   std::string json, table;
-  if (job.root()) {
-    JobState s = job_state(d);
-    s.rates = plan_rates();
-    ResizePlan p = plan_resize(s, d);
-    if (bg.in_flight && d.action != Action::None) {  // refused, not queued (background_plan.hpp)
+  if (s.job.root()) {
+    JobState js = Expansion{s}.job_state(d);
+    js.rates = plan_rates();
+    ResizePlan p = plan_resize(js, d);
+    if (s.bg.in_flight && d.action != Action::None) {  // refused, not queued (background_plan.hpp)
       p = ResizePlan{};
-      p.from = job.shape;
+      p.from = s.job.shape;
       p.decision = d;
       p.refused = "a resize is under way in the background: a new one is refused until it completes";
     }
     json = plan_json(p);
     table = plan_table(p);
   }
-  return {broadcast_text(json, 0, job.world), broadcast_text(table, 0, job.world)};
+  return {broadcast_text(json, 0, s.job.world), broadcast_text(table, 0, s.job.world)};
 }
 
-RemapResult Session::Impl::dry_run_point(const Decision& d) {
+RemapResult RemapPoint::dry_run_point(const Decision& d) {
   const auto [json, table] = plan_texts(d);
-  if (job.root()) {
-    std::printf("resize: RESIZE_DRY_RUN=1, remap after iteration %d: the plan, not carried out\n%s%s\n", iteration,
+  if (s.job.root()) {
+    std::printf("resize: RESIZE_DRY_RUN=1, remap after iteration %d: the plan, not carried out\n%s%s\n", s.iteration,
                 table.c_str(), json.c_str());
     std::fflush(stdout);
   }
   return {Action::None, true, "dry run: " + to_string(d.action) + " not carried out (RESIZE_DRY_RUN)"};
 }
 
-Session::DryRun Session::dry_run() {
-  impl_->arrive();  // a remap point: every process arrived, or the job ends naming who did not
+Session::DryRun RemapPoint::dry_run() {
+  arrive();  // a remap point: every process arrived, or the job ends naming who did not
   Decision d;
-  if (impl_->job.root()) d = impl_->ask_policy();
-  const auto [json, table] = impl_->plan_texts(impl_->broadcast_decision(d));
+  if (s.job.root()) d = ask_policy();
+  const auto [json, table] = plan_texts(broadcast_decision(d));
   return {json, table};
 }
 
 // A decision while a resize is under way in the background: the background part's, or
 // carried out as any decision once it cancelled the resize under way.
-RemapResult Session::Impl::decide_during_background(const Decision& dd) {
+RemapResult RemapPoint::decide_during_background(const Decision& dd) {
   const Decision d = broadcast_decision(dd);
   if (d.action == Action::None) return {};
-  if (auto r = bg.decide_during_background(d, grid_switch(), recording())) return *r;
+  if (auto r = s.bg.decide_during_background(d, s.grid_switch(), s.recording())) return *r;
   return act(d);
 }
 
-void Session::Impl::finalize_hook(void* self) {
-  auto* impl = static_cast<Session::Impl*>(self);
+void RemapPoint::finalize_hook(void* state) {
+  auto* st = static_cast<SessionState*>(state);
   try {
-    impl->bg.cancel_background("MPI_Finalize was called", BackgroundPart::CancelCause::Destroyed, impl->grid_switch(),
-                               impl->recording());
+    st->bg.cancel_background("MPI_Finalize was called", BackgroundPart::CancelCause::Destroyed, st->grid_switch(),
+                             st->recording());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "resize: cancelling the background resize at MPI_Finalize: %s\n", e.what());
   }
 }
 
-RemapResult Session::complete_resize() {
-  if (!impl_->bg.in_flight) return {};
-  const RemapResult r = *impl_->bg.step_background(true, impl_->grid_switch(), impl_->recording());
+RemapResult RemapPoint::complete_resize() {
+  if (!s.bg.in_flight) return {};
+  const RemapResult r = *s.bg.step_background(true, s.grid_switch(), s.recording());
   detail::background_fallback_end(true);  // its marker for the launcher goes (fallback/carry_out.hpp)
   return r;
 }
 
-RemapResult Session::cancel_resize() {
-  if (!impl_->bg.in_flight) return {};
+RemapResult RemapPoint::cancel_resize() {
+  if (!s.bg.in_flight) return {};
   detail::background_fallback_waiting(true);  // waiting for a spawn here: its deadline ends the process
   const RemapResult r =
-      impl_->bg.cancel_background({}, BackgroundPart::CancelCause::End, impl_->grid_switch(), impl_->recording());
+      s.bg.cancel_background({}, BackgroundPart::CancelCause::End, s.grid_switch(), s.recording());
   detail::background_fallback_end(true);
   return r;
 }
+
+// The Session's resize calls (collective), each the remap point's, the expansion's or the
+// resize by restart's: here, beside the remap point, so that a resize enters the facade in
+// one file (docs/reference/architecture.md, "The same expansion, file by file").
+RemapResult Session::remap_point() { return RemapPoint{*impl_}.remap_point(); }
+RemapResult Session::resize_now(const Decision& d) { return RemapPoint{*impl_}.resize_now(d); }
+Session::DryRun Session::dry_run() { return RemapPoint{*impl_}.dry_run(); }
+RemapResult Session::complete_resize() { return RemapPoint{*impl_}.complete_resize(); }
+RemapResult Session::cancel_resize() { return RemapPoint{*impl_}.cancel_resize(); }
+int Session::join() { return Expansion{*impl_}.join(); }
+Decision Session::next_decision() { return ByRestart{*impl_}.next_decision(); }
+ResizeStep Session::remap_or_restart(Mechanism m) { return ByRestart{*impl_}.remap_or_restart(m); }
 
 }  // namespace resize

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The resize session's facade (the Session's methods over Session::Impl): construction,
-// registration, iterations and the run's report. Decisions come from the pure core; the
-// facade's other calls are in session_*.cpp beside it: start (session_start), the remap
-// point and acting on its decision (remap_point), the state handed to newcomers and join
-// (session_expand), the checkpoint calls (checkpoint_calls); the phases they hand the parts
-// to are below: the record of a resize (parts/recording), expand (parts/expand), shrink and
-// regrid (parts/shrink), the grid switch and the matrices' move (parts/grid_switch), a
-// resize in the background (background/session_background).
+// The resize session's facade (the Session's methods over Session::Impl, the facade's state
+// detail::SessionState): construction, registration, iterations, the checkpoint calls and
+// the run's report; the resize calls (remap_point, resize_now, dry_run, complete_resize,
+// cancel_resize, join, next_decision, remap_or_restart) are in remap_point.cpp, beside the
+// remap point. Decisions come from the pure core; the Session's methods forward to the
+// operations over the facade's state in session_*.cpp beside it (session_impl.hpp): the
+// start (start_session, session_start), the registration (session_matrix), the checkpoint
+// calls (CheckpointCalls, checkpoint_calls), the remap point and acting on its decision
+// (RemapPoint, remap_point), the state handed to newcomers and join (Expansion,
+// session_expand), the resize by restart (ByRestart, session_by_restart); the phases they
+// hand the parts to are below: the record of a resize (parts/recording), expand
+// (parts/expand), shrink and regrid (parts/shrink), the grid switch and the matrices' move
+// (parts/grid_switch), a resize in the background (background/session_background).
 #include "session/session_impl.hpp"
 #include "session/run_description.hpp"
 #include "checkpoint/fallback/carry_out.hpp"
@@ -416,6 +421,7 @@ bool Session::in_grid() const { return impl_->job.grid.in_grid(); }
 int Session::myrow() const { return impl_->job.grid.myrow(); }
 int Session::mycol() const { return impl_->job.grid.mycol(); }
 const Grid& Session::grid() const { return impl_->job.shape; }
+const std::vector<std::string>& Session::rank_hosts() const { return impl_->job.rank_hosts; }
 int Session::iteration() const { return impl_->iteration; }
 const Metrics& Session::metrics() const { return impl_->recorder.metrics; }
 const SpeedEstimator& Session::speeds() const { return impl_->recorder.speeds; }

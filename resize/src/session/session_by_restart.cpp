@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A resize decided by the policy but carried out by checkpoint, exit and restart with
-// the new process count: the decision without the act.
+// the new process count: the decision without the act (ByRestart, session_impl.hpp:
+// Session::next_decision and remap_or_restart, over the facade's state; the remap point's
+// and the checkpoint calls' operations where it carries a resize out in place or secures
+// the state).
 #include "session/session_impl.hpp"
 
 #include <algorithm>
@@ -38,19 +41,18 @@ void fill_grid(Decision& d, int procs) {
 }
 }  // namespace
 
-Decision Session::next_decision() {
-  impl_->arrive();  // a remap point: every process arrived, or the job ends naming who did not
+Decision detail::ByRestart::next_decision() {
+  RemapPoint point{s};
+  point.arrive();  // a remap point: every process arrived, or the job ends naming who did not
   Decision d;
-  if (impl_->job.root()) {
-    d = impl_->ask_policy();
-    fill_grid(d, impl_->job.shape.size());
+  if (s.job.root()) {
+    d = point.ask_policy();
+    fill_grid(d, s.job.shape.size());
   }
   // The whole decision on every process (it can still be carried out in place:
   // resize_now, which broadcasts world rank 0's again).
-  return impl_->broadcast_decision(d);
+  return point.broadcast_decision(d);
 }
-
-const std::vector<std::string>& Session::rank_hosts() const { return impl_->job.rank_hosts; }
 
 Mechanism parse_mechanism(const std::string& s) {
   if (s == "spawn") return Mechanism::Spawn;
@@ -65,21 +67,21 @@ namespace {
 // deadline (`expired`) or failed, true: a resize by restart from the state now follows
 // (fallback/carry_out.hpp).
 // `in_flight`: the resize under way (null: none).
-bool background_step(Session& s, const std::string& app, const Decision& d,
+bool background_step(detail::SessionState& s, const std::string& app, const Decision& d,
                      const std::function<std::shared_ptr<void>()>& in_flight, bool& expired, ResizeStep& step) {
-  const bool root = s.world_rank() == 0;
-  expired = detail::background_fallback_expired(s.world());
+  const bool root = s.job.rank() == 0;
+  expired = detail::background_fallback_expired(s.job.world);
   if (expired) {
     if (root)
       std::printf("[%s] the expansion %s -> %dx%d begun in the background did not complete within its spawn deadline: "
                   "resizing by restart from iteration %d instead\n",
-                  app.c_str(), s.grid().shape().c_str(), d.nprow, d.npcol, s.iteration());
+                  app.c_str(), s.job.shape.shape().c_str(), d.nprow, d.npcol, s.iteration);
     std::fflush(stdout);
     return true;
   }
   const std::weak_ptr<void> began_with = in_flight();  // the one a deadline may be armed for (weak: never kept alive)
   detail::background_fallback_waiting(true);  // a wait for the spawn here is a blocking one
-  const RemapResult r = s.remap_point();
+  const RemapResult r = detail::RemapPoint{s}.remap_point();
   detail::background_fallback_waiting(false);
   // The expansion the deadline was armed for completed (or was cancelled by a shrink) even
   // when the same point began another resize: its deadline ends here, on the processes that
@@ -108,10 +110,10 @@ std::string record_unscheduled(detail::SessionCheckpoints& ckpts, bool root, int
 
 // The same for the local level securing the state: a version of this iteration reused
 // (returns -1), else one written whose record says `reason` (returns its cost).
-double levels_unscheduled(Session& s, detail::SessionCheckpoints& ckpts, const detail::SessionWorld& job, int iteration,
-                          const char* reason) {
+double levels_unscheduled(detail::SessionState& s, detail::SessionCheckpoints& ckpts, const detail::SessionWorld& job,
+                          int iteration, const char* reason) {
   if (detail::level_of_iteration(ckpts.level_records, iteration, job.root(), job.world)) return -1;
-  const double t = s.checkpoint_levels(false);
+  const double t = detail::CheckpointCalls{s}.checkpoint_levels(false);
   if (job.root()) ckpts.level_records.back().reason = reason;
   return t;
 }
@@ -182,26 +184,28 @@ ResizeStep step_of(const RemapResult& r) {
 }
 }  // namespace
 
-ResizeStep Session::remap_or_restart(Mechanism m) {
+ResizeStep detail::ByRestart::remap_or_restart(Mechanism m) {
   // The parts it uses: the world, checkpoints, resize history, background part, options.
-  const detail::SessionWorld& job = impl_->job;
-  const detail::SessionCheckpoints& ckpts = impl_->ckpts;
-  const detail::ResizeRecorder& recorder = impl_->recorder;
-  const detail::BackgroundPart& bg = impl_->bg;
-  const SessionOptions& opt = impl_->opt;
-  const int& iteration = impl_->iteration;
+  const detail::SessionWorld& job = s.job;
+  const detail::SessionCheckpoints& ckpts = s.ckpts;
+  const detail::ResizeRecorder& recorder = s.recorder;
+  const detail::BackgroundPart& bg = s.bg;
+  const SessionOptions& opt = s.opt;
+  const int& iteration = s.iteration;
+  RemapPoint point{s};
+  CheckpointCalls calls{s};
   ResizeStep step;
   if (!ckpts.checkpointing) {
     if (m == Mechanism::Restart)
       throw Error("remap_or_restart: a resize by restart needs a checkpoint directory (call set_checkpointing first)");
-    return step_of(remap_point());
+    return step_of(point.remap_point());
   }
   const auto& c = ckpts.checkpointing->cadence;
   const auto fallback_inputs = [&](const Decision& dd) {  // (in FallbackInputs' order)
     return detail::FallbackInputs{opt.app, iteration, job.shape.shape(), dd.nprow, dd.npcol,
                                   std::max(0, dd.nprow * dd.npcol - job.size()), c.dir, hosts_after_restart(job.rank_hosts, dd),
                                   &recorder.history.events(), job.world, job.root(), opt.progress,
-                                  impl_->cfg.session.spawn_fallback, impl_->cfg.session.spawn_deadline};
+                                  s.cfg.session.spawn_fallback, s.cfg.session.spawn_deadline};
   };
   // The state secured for a restart at `dd`'s size: the cheapest level the relaunch finds
   // again (fallback/fallback.hpp; the local one where levels are kept and the relaunch
@@ -209,11 +213,11 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   const auto secure = [&](const Decision& dd, double* t, const char* reason) {
     if (detail::fallback_level(ckpts.levels != nullptr, job.rank_hosts, hosts_after_restart(job.rank_hosts, dd)) ==
         detail::FallbackLevel::Local) {
-      *t = levels_unscheduled(*this, impl_->ckpts, job, iteration, reason);
+      *t = levels_unscheduled(s, s.ckpts, job, iteration, reason);
       return std::string(detail::kLevelsCheckpoint);
     }
     const std::string have = detail::checkpoint_of_iteration(ckpts.checkpoints, iteration, job.root(), job.world);
-    if (have.empty()) return record_unscheduled(impl_->ckpts, job.root(), iteration, reason, checkpoint_in(c.dir, c.keep, t), t);
+    if (have.empty()) return record_unscheduled(s.ckpts, job.root(), iteration, reason, calls.checkpoint_in(c.dir, c.keep, t), t);
     *t = -1;
     return have;
   };
@@ -224,7 +228,7 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   if (from_background) {
     d = bg.in_flight->d;
     const auto in_flight = [&] { return std::shared_ptr<void>(bg.in_flight); };
-    if (!background_step(*this, opt.app, d, in_flight, expired, step)) return step;
+    if (!background_step(s, opt.app, d, in_flight, expired, step)) return step;
   } else {
     d = next_decision();
     step.action = d.action;
@@ -232,18 +236,18 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   }
   // An expansion past RESIZE_REFRESH_AFTER spawned processes: by restart (the refresh).
   const bool refresh = !from_background && m == Mechanism::Spawn && d.action == Action::Expand &&
-                       !d.new_allocation && !d.by_restart && refresh_expansion(job, impl_->refresh, d, opt.app, iteration);
+                       !d.new_allocation && !d.by_restart && refresh_expansion(job, s.refresh, d, opt.app, iteration);
   if (!refresh && !from_background && m == Mechanism::Spawn && !d.new_allocation && !d.by_restart) {
     // An expansion's spawn may never return: the state before it is secured first and a
     // deadline armed, so that it becomes a resize by restart (fallback/fallback.hpp).
     // A join is bounded and a failed one changes nothing: no state secured before it.
     const bool joining = d.action == Action::Expand && (d.by == ExpandBy::Join || d.by == ExpandBy::Waiting);
-    const bool blocking = joining || bg.mode == Background::Off || bg.blocked(d, impl_->registry, impl_->remaining());
+    const bool blocking = joining || bg.mode == Background::Off || bg.blocked(d, s.registry, s.remaining());
     const auto secure_now = [&](double* t) { return secure(d, t, "before spawn"); };
     if (d.action == Action::Expand && blocking && !joining) fallback.emplace(fallback_inputs(d), secure_now);
     if (d.action == Action::Expand && !blocking) detail::arm_background_fallback(fallback_inputs(d), secure_now);
-    const RespawnHooks hooks = respawn_hooks(impl_->respawn_fallback, fallback_inputs(d), secure_now, fallback);
-    const RemapResult r = resize_now(d);
+    const RespawnHooks hooks = respawn_hooks(s.respawn_fallback, fallback_inputs(d), secure_now, fallback);
+    const RemapResult r = point.resize_now(d);
     step.ok = r.ok;
     step.message = r.message;
     if (r.ok) {
@@ -270,14 +274,14 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   // relaunch finds it: a checkpoint of this iteration reused, or the local level.)
   const std::string file = fallback && fallback->active() ? fallback->file()
                            : expired || refresh ? secure(d, &t, why)
-                                     : record_unscheduled(impl_->ckpts, job.root(), iteration, why, checkpoint_in(c.dir, c.keep, &t), &t);
+                                     : record_unscheduled(s.ckpts, job.root(), iteration, why, calls.checkpoint_in(c.dir, c.keep, &t), &t);
   // With the nodes the decision names (a shrink's given back, an expansion's added, e.g. by
   // the Slurm policy), the launcher runs the next job on exactly those.
   detail::write_next_launch(opt.app, c.dir, iteration, job.shape.shape(), d, file, hosts_after_restart(job.rank_hosts, d),
                             job.root(), job.world);
   if (expired) leave_after_expired_spawn(job.world);
   step.kind = ResizeStep::Kind::ExitForRestart;
-  impl_->life.leaves_for_restart = true;
+  s.life.leaves_for_restart = true;
   step.ok = true;
   step.checkpoint = file;
   step.message = "restart on " + std::to_string(d.nprow) + "x" + std::to_string(d.npcol) + " from " + file;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// An expansion, the facade's side: the state the old processes hand the newcomers
-// (Impl::pack_expansion, given to parts/expand.cpp's expand as `pack_state`) and the
-// newcomers' side of expand's collectives (Session::join: the same hand-over and the same
-// switch, in the same order).
+// An expansion, the facade's side (Expansion, session_impl.hpp): the state the old
+// processes hand the newcomers (Expansion::pack_expansion, given to parts/expand.cpp's
+// expand as `pack_state`) and the newcomers' side of expand's collectives
+// (Expansion::join, Session::join's: the same hand-over and the same switch, in the same
+// order); merge or respawn, and a respawn's carry from the old rank 0 to the new one.
 #include "session/session_impl.hpp"
 
 #include <algorithm>
@@ -55,31 +56,31 @@ void adopt_cadences(SessionCheckpoints& ckpts, const ExpansionState& st) {
 }
 }  // namespace
 
-std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to, bool background, int respawn_from) {
+std::vector<char> Expansion::pack_expansion(const Grid& from, const Grid& to, bool background, int respawn_from) {
   ExpansionState st;
-  st.iteration = iteration;
+  st.iteration = s.iteration;
   // The job's mover: a newcomer must run the same collective code (RESIZE_MOVER from
   // the environment need not reach spawned processes).
-  st.mover = opt.mover;
-  st.move_budget = opt.move_budget_bytes;  // the batches are collective too
+  st.mover = s.opt.mover;
+  st.move_budget = s.opt.move_budget_bytes;  // the batches are collective too
   st.from = from;
   st.to = to;
-  for (const auto& r : registry.mats)
+  for (const auto& r : s.registry.mats)
     st.mats.push_back({r.mat().m, r.mat().n, r.mat().mb, r.mat().nb, r.mat().type, r.constant});
-  st.app = registry.pack ? registry.pack() : std::vector<char>{};
-  st.powers_before = recorder.powers_before;  // what the old layouts were computed with
-  st.powers = recorder.powers;
+  st.app = s.registry.pack ? s.registry.pack() : std::vector<char>{};
+  st.powers_before = s.recorder.powers_before;  // what the old layouts were computed with
+  st.powers = s.recorder.powers;
   // Background resizes: the background settings and the constant matrices (every process must
   // agree on them at later remap points), and whether this expansion is one.
-  st.background_mode = bg.mode;
-  st.background_min_iterations = bg.min_iterations;
+  st.background_mode = s.bg.mode;
+  st.background_min_iterations = s.bg.min_iterations;
   st.background = background;
-  pack_cadences(ckpts, st);  // the newcomers checkpoint as the others do
+  pack_cadences(s.ckpts, st);  // the newcomers checkpoint as the others do
   st.respawn_from = respawn_from;
   // The generation check at the first blocking merge by spawn (a respawn leaves one launch).
-  st.check_reach = respawn_from == 0 && !background && reach_check_wanted(job.reach.setting, job.reach.pml, job.reach.decided);
-  st.reach_decided = job.reach.decided;
-  st.reach_factor = job.reach.factor;
+  st.check_reach = respawn_from == 0 && !background && reach_check_wanted(s.job.reach.setting, s.job.reach.pml, s.job.reach.decided);
+  st.reach_decided = s.job.reach.decided;
+  st.reach_factor = s.job.reach.factor;
   return detail::pack(st);
 }
 
@@ -124,30 +125,30 @@ std::vector<char> receive_state(const SessionWorld& job, Watchdog& watchdog, con
 }
 }  // namespace
 
-// The newcomers' side of expand(): the same hand-over (blacs_dyn::World::share) and the same
-// switch (switch_grid), in the same order.
-int Session::join() {
-  SessionWorld& job = impl_->job;
-  Watchdog& watchdog = impl_->watchdog;
+// The newcomers' side of expand() (Session::join): the same hand-over
+// (blacs_dyn::World::share) and the same switch (switch_grid), in the same order.
+int Expansion::join() {
+  SessionWorld& job = s.job;
+  Watchdog& watchdog = s.watchdog;
   job.world = blacs_dyn::World::comm();
   watchdog.arm("joining an expansion");
   // RESIZE_FAULT as read when this newcomer's session was made.
-  const ExpansionState st = unpack_expansion(receive_state(job, watchdog, impl_->cfg.session.fault));
-  impl_->iteration = st.iteration;
+  const ExpansionState st = unpack_expansion(receive_state(job, watchdog, s.cfg.session.fault));
+  s.iteration = st.iteration;
   job.reach.decided = st.reach_decided;  // the job's generation check, and this one (expand's twin)
   job.reach.factor = st.reach_factor;
   if (st.check_reach) {
     watchdog.phase("generation check");
-    check_generations(job, impl_->opt, impl_->cfg.session.fault, kReachDeadline);
+    check_generations(job, s.opt, s.cfg.session.fault, kReachDeadline);
   }
-  impl_->opt.mover = st.mover;
-  impl_->opt.move_budget_bytes = st.move_budget;
-  MatrixRegistry& reg = impl_->registry;
-  GridSwitch gs = impl_->grid_switch();
+  s.opt.mover = st.mover;
+  s.opt.move_budget_bytes = st.move_budget;
+  MatrixRegistry& reg = s.registry;
+  GridSwitch gs = s.grid_switch();
   adopt_matrices(reg, st);
-  ResizeRecorder& recorder = impl_->recorder;
+  ResizeRecorder& recorder = s.recorder;
   recorder.powers = st.powers_before;
-  adopt_cadences(impl_->ckpts, st);  // checkpoint_if_due and level_checkpoint_if_due as the others
+  adopt_cadences(s.ckpts, st);  // checkpoint_if_due and level_checkpoint_if_due as the others
   if (reg.unpack) reg.unpack(st.app);
   // The old layouts as the old processes hold them (computed with the powers before the
   // decision), then the powers after it for the new layouts.
@@ -157,32 +158,32 @@ int Session::join() {
   // The new local arrays staged and faulted in beside the collectives up to the move.
   if (!st.background) gs.prefault_for(st.to, false, true);  // a newcomer sends nothing
   // Background resizes: the job's background settings.
-  impl_->bg.mode = st.background_mode;
-  impl_->bg.min_iterations = st.background_min_iterations;
+  s.bg.mode = st.background_mode;
+  s.bg.min_iterations = st.background_min_iterations;
   // The same collective as the old processes make after the hand-over (detail::expand).
   job.rank_hosts = survey_world();
   job.node_of_rank = redist::node_ids(job.rank_hosts);
   if (st.background)
-    impl_->iteration = impl_->bg.join(st.from, st.to, job, reg, watchdog, impl_->iteration, impl_->cfg.session);
+    s.iteration = s.bg.join(st.from, st.to, job, reg, watchdog, s.iteration, s.cfg.session);
   // The same switch as the old processes make after the hand-over; after a respawn's,
   // the old processes end and the new world takes the grid (below).
   if (st.respawn_from > 0) {
     gs.switch_grid(st.from, st.to, nullptr, "redistribution", GridSwitch::Adopt::No);
-    impl_->join_respawn(st);
+    join_respawn(st);
   } else {
     gs.switch_grid(st.from, st.to, nullptr);
   }
-  impl_->life.started = true;
+  s.life.started = true;
   blacs_dyn::World::clear_new();
   watchdog.disarm();
   // The others give their free heap back as the resize concludes; a newcomer here, once
   // joined (MPI_Init's and the hand-over's freed memory: parts/heap_trim.hpp).
-  detail::trim_heap(impl_->cfg.session.heap_trim);
+  detail::trim_heap(s.cfg.session.heap_trim);
   // A background expansion completes inside a remap point of the old processes, which
   // then go on to ask the policy: take part in the rest of that remap point;
   // complete_resize (after the loop) asks nothing.
-  if (st.background && impl_->bg.joined_in_remap_point) impl_->act(Decision{});
-  return impl_->iteration;
+  if (st.background && s.bg.joined_in_remap_point) RemapPoint{s}.act(Decision{});
+  return s.iteration;
 }
 
 // Merge or respawn, the facade's side (docs/reference/apps.md, "Merge or respawn"): world
@@ -208,119 +209,119 @@ std::string respawn_blocked(const Decision& d, const SessionOptions& opt, const 
 }
 }  // namespace
 
-JobState Session::Impl::job_state(const Decision& d) {
-  JobState s;
-  s.shape = job.shape;
-  s.world_size = job.size();
-  s.hosts = job.rank_hosts;
-  s.launches = or_session_error("the ranks' launches: ", [] { return blacs_dyn::World::rank_groups(); });
-  for (const auto& r : registry.mats) s.matrices.push_back(r.mat());
-  s.move_budget_bytes = opt.move_budget_bytes;
-  if (!blacs_dyn::World::spawn_supported()) s.no_spawn = blacs_dyn::World::spawn_unsupported_reason();
-  s.reconfigure = reconfigure;
-  s.remaining = remaining();
+JobState Expansion::job_state(const Decision& d) {
+  JobState out;
+  out.shape = s.job.shape;
+  out.world_size = s.job.size();
+  out.hosts = s.job.rank_hosts;
+  out.launches = or_session_error("the ranks' launches: ", [] { return blacs_dyn::World::rank_groups(); });
+  for (const auto& r : s.registry.mats) out.matrices.push_back(r.mat());
+  out.move_budget_bytes = s.opt.move_budget_bytes;
+  if (!blacs_dyn::World::spawn_supported()) out.no_spawn = blacs_dyn::World::spawn_unsupported_reason();
+  out.reconfigure = s.reconfigure;
+  out.remaining = s.remaining();
   if (d.action == Action::Expand || d.action == Action::Shrink)
-    s.respawn_blocked = respawn_blocked(d, opt, bg, registry, recorder, s.remaining, reconfigure);
-  const auto segs = recorder.metrics.segments();
+    out.respawn_blocked = respawn_blocked(d, s.opt, s.bg, s.registry, s.recorder, out.remaining, s.reconfigure);
+  const auto segs = s.recorder.metrics.segments();
   if (!segs.empty()) {
-    s.median_wall = segs.back().median_wall;
-    s.median_compute = segs.back().median_compute;
+    out.median_wall = segs.back().median_wall;
+    out.median_compute = segs.back().median_compute;
   }
-  if (job.reach.factor > 0) s.pair_factor = job.reach.factor;  // the generation check's measure (1: shared memory)
-  s.background_blocked = bg.blocked(d, registry, s.remaining);
-  s.history = recorder.history.events();
-  return s;
+  if (s.job.reach.factor > 0) out.pair_factor = s.job.reach.factor;  // the generation check's measure (1: shared memory)
+  out.background_blocked = s.bg.blocked(d, s.registry, out.remaining);
+  out.history = s.recorder.history.events();
+  return out;
 }
 
-ReconfigureChoice Session::Impl::choose_reconfiguration(const Decision& d, const Grid& target, const NodePlan& np) {
+ReconfigureChoice Expansion::choose_reconfiguration(const Decision& d, const Grid& target, const NodePlan& np) {
   if (d.action != Action::Expand && d.action != Action::Shrink) return {};
   std::string bytes;
-  if (job.root()) {  // the planner's model (report/resize_plan.hpp) over the job now
+  if (s.job.root()) {  // the planner's model (report/resize_plan.hpp) over the job now
     const ReconfigureChoice c = plan_reconfiguration(job_state(d), d, target, np);
     bytes = (c.respawn ? "1" : "0") + c.why;
   }
-  bytes = broadcast_text(bytes, 0, job.world);
+  bytes = broadcast_text(bytes, 0, s.job.world);
   ReconfigureChoice c;
   c.respawn = !bytes.empty() && bytes[0] == '1';
   c.why = bytes.empty() ? std::string() : bytes.substr(1);
   return c;
 }
 
-void Session::Impl::set_merge_spawn_env(const Grid& target, const NodePlan& np) const {
+void Expansion::set_merge_spawn_env(const Grid& target, const NodePlan& np) const {
   set_spawn_env(
-      merge_spawn_env(target, merge_hosts(target, job.size(), np), std::thread::hardware_concurrency(), cfg.session.mpi_yield_set));
+      merge_spawn_env(target, merge_hosts(target, s.job.size(), np), std::thread::hardware_concurrency(), s.cfg.session.mpi_yield_set));
 }
 
 // The old processes' side: the layout, the state with respawn_from, and the carry. Under
 // remap_or_restart a shrink's spawn gets the expansion's fallback (a stalled spawn becomes
 // a resize by restart onto the target), and once the matrices moved world rank 0 removes
 // the fallbacks' markers (these processes never return to the caller that armed them).
-Outcome Session::Impl::respawn_resize(const Decision& d, const Grid& target, const NodePlan& np, ResizeRecord& rec,
-                                      double t_start) {
-  const RespawnLayout layout = respawn_layout(target, merge_hosts(target, job.size(), np));
-  const int n = job.size();
-  if (job.root()) {  // the spawn of the whole grid, as the history predicts it
-    const auto t = recorder.history.predict_spawn(Action::Expand, 0, target.size());
+Outcome Expansion::respawn_resize(const Decision& d, const Grid& target, const NodePlan& np, ResizeRecord& rec,
+                                  double t_start) {
+  const RespawnLayout layout = respawn_layout(target, merge_hosts(target, s.job.size(), np));
+  const int n = s.job.size();
+  if (s.job.root()) {  // the spawn of the whole grid, as the history predicts it
+    const auto t = s.recorder.history.predict_spawn(Action::Expand, 0, target.size());
     rec.predicted.t_spawn = t ? *t : -1;
   }
   std::unique_ptr<ExpansionFallback> shrink_fallback;
-  if (d.action == Action::Shrink && respawn_fallback.arm) shrink_fallback = respawn_fallback.arm(target.size());
-  const auto state = [&] { return pack_expansion(job.shape, shifted(layout.grid, n), false, n); };
+  if (d.action == Action::Shrink && s.respawn_fallback.arm) shrink_fallback = s.respawn_fallback.arm(target.size());
+  const auto state = [&] { return pack_expansion(s.job.shape, shifted(layout.grid, n), false, n); };
   const auto carry = [&](const ResizeRecord& r, double elapsed) {  // (world rank 0)
     if (shrink_fallback) shrink_fallback->succeeded();
-    if (respawn_fallback.completed) respawn_fallback.completed();
+    if (s.respawn_fallback.completed) s.respawn_fallback.completed();
     return pack_carry(r, d, elapsed);
   };
   // This spawn's processes poll without yielding where they fit the node's cores.
-  set_spawn_env(respawn_spawn_env(layout, std::thread::hardware_concurrency(), cfg.session.mpi_yield_set));
+  set_spawn_env(respawn_spawn_env(layout, std::thread::hardware_concurrency(), s.cfg.session.mpi_yield_set));
   // A background expansion's fallback (armed for a background mode): the respawn runs
   // blocking, so its deadline ends the process as a blocking spawn's does.
   background_fallback_waiting(true);
-  Outcome o = detail::respawn(grid_switch(), launch, d, layout, rec, t_start, state, carry);
+  Outcome o = detail::respawn(s.grid_switch(), s.launch, d, layout, rec, t_start, state, carry);
   background_fallback_waiting(false);
   if (shrink_fallback) shrink_fallback->succeeded();  // the spawn failed: the shrink goes on as a merge
   return o;
 }
 
-std::vector<char> Session::Impl::pack_carry(const ResizeRecord& rec, const Decision& d, double elapsed) const {
+std::vector<char> Expansion::pack_carry(const ResizeRecord& rec, const Decision& d, double elapsed) const {
   RankZeroCarry c;
-  c.iterations = recorder.metrics.iterations();
-  c.rank_samples = recorder.metrics.rank_samples();
-  c.resizes = recorder.metrics.resizes();
-  c.history_json = recorder.history.to_json();
-  c.history_path = recorder.history_path;
-  c.history_program = recorder.history.program();
-  if (recorder.cost_model) {
+  c.iterations = s.recorder.metrics.iterations();
+  c.rank_samples = s.recorder.metrics.rank_samples();
+  c.resizes = s.recorder.metrics.resizes();
+  c.history_json = s.recorder.history.to_json();
+  c.history_path = s.recorder.history_path;
+  c.history_program = s.recorder.history.program();
+  if (s.recorder.cost_model) {
     c.cost_model = true;
-    const auto v = redist::to_array(*recorder.cost_model);
+    const auto v = redist::to_array(*s.recorder.cost_model);
     c.cost_params.assign(v.begin(), v.end());
-    c.cost_params.push_back(recorder.cost_model->cores_per_node);
-    c.cost_params.push_back(recorder.cost_model->inter_node_measured ? 1 : 0);
+    c.cost_params.push_back(s.recorder.cost_model->cores_per_node);
+    c.cost_params.push_back(s.recorder.cost_model->inter_node_measured ? 1 : 0);
   }
-  c.checkpoints = ckpts.checkpoints;
-  c.levels = ckpts.level_records;
+  c.checkpoints = s.ckpts.checkpoints;
+  c.levels = s.ckpts.level_records;
   const double now = MPI_Wtime();
-  if (ckpts.checkpointing) {
-    c.clocks.checkpoint_age_s = now - ckpts.checkpointing->last;
-    c.clocks.checkpoint_cost_s = ckpts.checkpointing->cost;
-    c.clocks.checkpoint_check_age_s = ckpts.checkpointing->previous_check;
+  if (s.ckpts.checkpointing) {
+    c.clocks.checkpoint_age_s = now - s.ckpts.checkpointing->last;
+    c.clocks.checkpoint_cost_s = s.ckpts.checkpointing->cost;
+    c.clocks.checkpoint_check_age_s = s.ckpts.checkpointing->previous_check;
   }
-  if (ckpts.levels) {
-    c.clocks.level_local_age_s = now - ckpts.levels->local_last;
-    c.clocks.level_partner_age_s = now - ckpts.levels->partner_last;
-    c.clocks.level_local_cost_s = ckpts.levels->local_cost;
-    c.clocks.level_partner_cost_s = ckpts.levels->partner_cost;
+  if (s.ckpts.levels) {
+    c.clocks.level_local_age_s = now - s.ckpts.levels->local_last;
+    c.clocks.level_partner_age_s = now - s.ckpts.levels->partner_last;
+    c.clocks.level_local_cost_s = s.ckpts.levels->local_cost;
+    c.clocks.level_partner_cost_s = s.ckpts.levels->partner_cost;
   }
-  c.first_remap_iteration = life.first_remap_iteration;
-  c.app.problem = report.problem;
-  if (report.result_check) {
+  c.first_remap_iteration = s.life.first_remap_iteration;
+  c.app.problem = s.report.problem;
+  if (s.report.result_check) {
     c.app.has_check = true;
-    c.app.check_ok = report.result_check->first;
-    c.app.check_message = report.result_check->second;
+    c.app.check_ok = s.report.result_check->first;
+    c.app.check_message = s.report.result_check->second;
   }
-  if (const auto s = opt.policy->state()) {
+  if (const auto state = s.opt.policy->state()) {
     c.has_policy_state = true;
-    c.policy_state = *s;
+    c.policy_state = *state;
   }
   c.decision = pack(d);
   c.record = rec;
@@ -329,15 +330,15 @@ std::vector<char> Session::Impl::pack_carry(const ResizeRecord& rec, const Decis
 }
 
 // The new rank 0 takes what the old one accumulated.
-void Session::Impl::adopt_carry(const RankZeroCarry& c) {
+void Expansion::adopt_carry(const RankZeroCarry& c) {
   Metrics m;
-  for (const auto& s : c.iterations) m.add_iteration(s);
-  for (const auto& s : c.rank_samples) m.add_rank_samples(s);
+  for (const auto& it : c.iterations) m.add_iteration(it);
+  for (const auto& rs : c.rank_samples) m.add_rank_samples(rs);
   for (const auto& r : c.resizes) m.add_resize(r);
-  recorder.metrics = std::move(m);
-  recorder.history = ResizeHistory::from_json(c.history_json, "the old rank 0's resize history");
-  recorder.history.set_program(c.history_program);
-  recorder.history_path = c.history_path;
+  s.recorder.metrics = std::move(m);
+  s.recorder.history = ResizeHistory::from_json(c.history_json, "the old rank 0's resize history");
+  s.recorder.history.set_program(c.history_program);
+  s.recorder.history_path = c.history_path;
   if (c.cost_model && c.cost_params.size() == redist::kCostParamCount + 2) {
     redist::CostParams p;
     std::array<double, redist::kCostParamCount> v{};
@@ -345,52 +346,52 @@ void Session::Impl::adopt_carry(const RankZeroCarry& c) {
     redist::assign(p, v);
     p.cores_per_node = static_cast<int>(c.cost_params[redist::kCostParamCount]);
     p.inter_node_measured = c.cost_params[redist::kCostParamCount + 1] != 0;
-    recorder.cost_model = p;
+    s.recorder.cost_model = p;
   }
-  ckpts.checkpoints = c.checkpoints;
-  ckpts.level_records = c.levels;
+  s.ckpts.checkpoints = c.checkpoints;
+  s.ckpts.level_records = c.levels;
   const double now = MPI_Wtime();
-  if (ckpts.checkpointing && c.clocks.checkpoint_age_s >= 0) {
-    ckpts.checkpointing->last = now - c.clocks.checkpoint_age_s;
-    ckpts.checkpointing->cost = c.clocks.checkpoint_cost_s;
-    ckpts.checkpointing->previous_check = c.clocks.checkpoint_check_age_s;
+  if (s.ckpts.checkpointing && c.clocks.checkpoint_age_s >= 0) {
+    s.ckpts.checkpointing->last = now - c.clocks.checkpoint_age_s;
+    s.ckpts.checkpointing->cost = c.clocks.checkpoint_cost_s;
+    s.ckpts.checkpointing->previous_check = c.clocks.checkpoint_check_age_s;
   }
-  if (ckpts.levels && c.clocks.level_local_age_s >= 0) {
-    ckpts.levels->local_last = now - c.clocks.level_local_age_s;
-    ckpts.levels->partner_last = now - c.clocks.level_partner_age_s;
-    ckpts.levels->local_cost = c.clocks.level_local_cost_s;
-    ckpts.levels->partner_cost = c.clocks.level_partner_cost_s;
+  if (s.ckpts.levels && c.clocks.level_local_age_s >= 0) {
+    s.ckpts.levels->local_last = now - c.clocks.level_local_age_s;
+    s.ckpts.levels->partner_last = now - c.clocks.level_partner_age_s;
+    s.ckpts.levels->local_cost = c.clocks.level_local_cost_s;
+    s.ckpts.levels->partner_cost = c.clocks.level_partner_cost_s;
   }
-  life.first_remap_iteration = c.first_remap_iteration;
-  life.rank0 = true;
-  if (report.problem.empty()) report.problem = c.app.problem;
-  if (c.app.has_check && !report.result_check) report.result_check = std::make_pair(c.app.check_ok, c.app.check_message);
-  if (c.has_policy_state) opt.policy->restore(c.policy_state);
+  s.life.first_remap_iteration = c.first_remap_iteration;
+  s.life.rank0 = true;
+  if (s.report.problem.empty()) s.report.problem = c.app.problem;
+  if (c.app.has_check && !s.report.result_check) s.report.result_check = std::make_pair(c.app.check_ok, c.app.check_message);
+  if (c.has_policy_state) s.opt.policy->restore(c.policy_state);
 }
 
 // The newcomers' side after the move: the carry, the old processes' end, the new world's
 // grid; the new rank 0 concludes the resize (its record, the history, the line).
-void Session::Impl::join_respawn(const ExpansionState& st) {
-  watchdog.phase("rank 0's carry to the new rank 0");
-  const std::vector<char> bytes = broadcast_bytes({}, 0, job.world);
+void Expansion::join_respawn(const ExpansionState& st) {
+  s.watchdog.phase("rank 0's carry to the new rank 0");
+  const std::vector<char> bytes = broadcast_bytes({}, 0, s.job.world);
   const double t_carry = MPI_Wtime();
-  watchdog.phase("the old processes end");
+  s.watchdog.phase("the old processes end");
   const bool leaving = or_session_error("respawn: ", [] { return blacs_dyn::World::retire(); });
   if (leaving) throw Error("respawn: a newcomer was sent away");
-  job.world = blacs_dyn::World::comm();
+  s.job.world = blacs_dyn::World::comm();
   const Grid grid = shifted(st.to, -st.respawn_from);
-  watchdog.phase("BLACS grid on the new world");
-  grid_switch().settle_grid(grid);
-  job.rank_hosts = survey_world();
-  job.node_of_rank = redist::node_ids(job.rank_hosts);
+  s.watchdog.phase("BLACS grid on the new world");
+  s.grid_switch().settle_grid(grid);
+  s.job.rank_hosts = survey_world();
+  s.job.node_of_rank = redist::node_ids(s.job.rank_hosts);
   ResizeRecord rec;
   Decision d;
-  if (job.root()) {
+  if (s.job.root()) {
     const RankZeroCarry c = unpack_carry(bytes);
     adopt_carry(c);
     d = unpack_decision(c.decision);
     rec = c.record;
-    rec.rank_hosts = RankHosts::of(job.rank_hosts);
+    rec.rank_hosts = RankHosts::of(s.job.rank_hosts);
     rec.t_total = c.elapsed_s + (MPI_Wtime() - t_carry);
     rec.t_other = rec.t_total - rec.t_spawn - rec.t_redist;
   }
@@ -398,9 +399,9 @@ void Session::Impl::join_respawn(const ExpansionState& st) {
   std::snprintf(line, sizeof line,
                 "   remap after iter %d: %s %s -> %s (respawn, %d procs): respawn %.1f ms, redistribution %.1f ms, other "
                 "%.1f ms, total %.1f ms",
-                iteration, to_string(rec.action).c_str(), rec.from_grid.c_str(), rec.to_grid.c_str(), grid.size(),
+                s.iteration, to_string(rec.action).c_str(), rec.from_grid.c_str(), rec.to_grid.c_str(), grid.size(),
                 rec.t_spawn * 1e3, rec.t_redist * 1e3, rec.t_other * 1e3, rec.t_total * 1e3);
-  recording().conclude(d, rec.from_procs, rec, line + ("; reconfigured by " + rec.reconfigure_why));
+  s.recording().conclude(d, rec.from_procs, rec, line + ("; reconfigured by " + rec.reconfigure_why));
 }
 
 }  // namespace resize

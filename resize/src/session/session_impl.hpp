@@ -130,6 +130,74 @@ struct CheckpointCalls {
   StartOn start_on();
 };
 
+// The remap point and one resize from the decision to its record (remap_point.cpp): every
+// process arrived, world rank 0 asks the policy, the decision is broadcast, checked into a
+// target grid and carried out (expand, shrink, regrid, or begun in the background).
+struct RemapPoint {
+  SessionState& s;
+  RemapResult remap_point();
+  RemapResult resize_now(const Decision& d);
+  Session::DryRun dry_run();
+  RemapResult complete_resize();
+  RemapResult cancel_resize();
+  // Every process arrived at this remap point, or the job ends naming the ones that did not.
+  void arrive();
+  // World rank 0 only: the policy's decision at this remap point (a policy that throws
+  // gives Decision::none naming the error), with how an expansion brings its processes
+  // (Decision::by); when the policy decides nothing, the launches waiting to join now
+  // (malleable-run --join) make an expansion. Used by remap_point and next_decision.
+  Decision ask_policy();
+  Decision ask_policy_alone();
+  // World rank 0's decision, on every process of the world (collective).
+  Decision broadcast_decision(const Decision& d) const;
+  // Broadcasts rank 0's decision, validates it into a target grid and carries it out
+  // (expand, shrink, regrid, or begun in the background).
+  RemapResult act(Decision d);
+  // A decision while a resize is under way in the background (BackgroundPart).
+  RemapResult decide_during_background(const Decision& d);
+  // Collective: `d` (the same on every process) planned on world rank 0, its JSON and
+  // table on every process; nothing moves (the dry run: Session::dry_run, RESIZE_DRY_RUN).
+  std::pair<std::string, std::string> plan_texts(const Decision& d);
+  // The remap point under RESIZE_DRY_RUN=1: `d`'s plan printed on world rank 0, not acted on.
+  RemapResult dry_run_point(const Decision& d);
+  // MPI_Finalize with a background resize under way (`state`: the SessionState): cancelled.
+  static void finalize_hook(void* state);
+};
+
+// An expansion, the facade's side (session_expand.cpp): the state the old processes hand
+// the newcomers, the newcomers' join; merge or respawn, and a respawn's carry.
+struct Expansion {
+  SessionState& s;
+  // The state an expansion from `from` to `to` hands its newcomers, packed; `background`:
+  // the expansion is one begun in the background. `respawn_from`: a respawn from a world
+  // of that many processes (`to` on the ranks after them).
+  std::vector<char> pack_expansion(const Grid& from, const Grid& to, bool background = false, int respawn_from = 0);
+  // The newcomers' side of expand() (Session::join).
+  int join();
+  // World rank 0: the job as plan_resize reads it for `d` (report/resize_plan.hpp; the
+  // rates left out: plan_texts adds them).
+  JobState job_state(const Decision& d);
+  // Merge or respawn: world rank 0's choice for `d` onto `target` (policy/reconfigure.hpp),
+  // on every process (collective); the respawn carried out (the old processes' side: it
+  // returns only when its spawn failed); world rank 0's carry; the new rank 0 taking it;
+  // the newcomers' side after the move.
+  ReconfigureChoice choose_reconfiguration(const Decision& d, const Grid& target, const NodePlan& np);
+  Outcome respawn_resize(const Decision& d, const Grid& target, const NodePlan& np, ResizeRecord& rec, double t_start);
+  std::vector<char> pack_carry(const ResizeRecord& rec, const Decision& d, double elapsed) const;
+  void adopt_carry(const RankZeroCarry& c);
+  void join_respawn(const ExpansionState& st);
+  // A merge's expansion: its spawn's "env" (merge_spawn_env; cleared by spawn_processes).
+  void set_merge_spawn_env(const Grid& target, const NodePlan& np) const;
+};
+
+// A resize decided by the policy but carried out by checkpoint, exit and restart with the
+// new process count (session_by_restart.cpp): Session::next_decision, remap_or_restart.
+struct ByRestart {
+  SessionState& s;
+  Decision next_decision();
+  ResizeStep remap_or_restart(Mechanism m);
+};
+
 // Registration (session_matrix.cpp): a matrix in the application's std::vector, uniform
 // blocks (`desc` its descriptor) or an extended descriptor's block sizes (`lld` its
 // leading dimension); a matrix the session owns, its state returned for the handle made
@@ -148,25 +216,6 @@ std::shared_ptr<MatrixState> register_handle(SessionState& s, const Session* ses
 
 // The public Session's state (malleable/resize/session.hpp names it Session::Impl): the
 // facade's state above, and nothing more.
-struct Session::Impl : detail::SessionState {
-  void arrive();
-  Decision ask_policy();
-  Decision ask_policy_alone();
-  Decision broadcast_decision(const Decision& d) const;
-  RemapResult act(Decision d);
-  RemapResult decide_during_background(const Decision& d);
-  detail::JobState job_state(const Decision& d);
-  std::pair<std::string, std::string> plan_texts(const Decision& d);
-  RemapResult dry_run_point(const Decision& d);
-  std::vector<char> pack_expansion(const Grid& from, const Grid& to, bool background = false, int respawn_from = 0);
-  detail::ReconfigureChoice choose_reconfiguration(const Decision& d, const Grid& target, const detail::NodePlan& np);
-  detail::Outcome respawn_resize(const Decision& d, const Grid& target, const detail::NodePlan& np, ResizeRecord& rec,
-                                 double t_start);
-  std::vector<char> pack_carry(const ResizeRecord& rec, const Decision& d, double elapsed) const;
-  void adopt_carry(const detail::RankZeroCarry& c);
-  void join_respawn(const detail::ExpansionState& st);
-  void set_merge_spawn_env(const Grid& target, const detail::NodePlan& np) const;
-  static void finalize_hook(void* self);
-};
+struct Session::Impl : detail::SessionState {};
 
 }  // namespace resize

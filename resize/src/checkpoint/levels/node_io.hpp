@@ -42,7 +42,7 @@ struct Nodes {
   ~Nodes();
 };
 
-// What a Session keeps for its levels (Session::Impl::levels).
+// What a Session keeps for its levels (SessionCheckpoints::levels).
 struct LevelState {
   LevelCadence cadence;
   std::string dir;  // resolved
