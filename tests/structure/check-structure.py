@@ -8,9 +8,9 @@ more than 20 data members, no `getenv` outside the parts' configuration files
 are not in the repository; comments say what the code does), and redist's exchange
 entry points and data messages only in the move's one builder and redist's executor
 (ENTRY_POINTS); inside resize/src (and cluster/src, blacs-dyn/src), every include points
-down the rooms' layers (LAYERS: no room includes the session's internals, session/, from
-below) and the facade's state, session/session_impl.hpp, is included by at most
-MAX_INCLUDERS files.
+down the rooms' layers, none across a layer (LAYERS: no room includes the session's
+internals, session/, from below) and the facade's state, session/session_impl.hpp, is
+included by at most MAX_INCLUDERS files.
 
 Usage: check-structure.py [source-dir]   (exit 1 and a list when something is over)
        check-structure.py --self-test     (proves on a scratch tree that it catches each
@@ -22,9 +22,11 @@ Usage: check-structure.py [source-dir]   (exit 1 and a list when something is ov
                                            the daemon's code in no library)
        check-structure.py --components-mutation [source-dir]   (plants a breach of each
                                            of those rules on a copy, proves each fails)
-       check-structure.py --layers-mutation [source-dir]   (copies the tree's resize/src,
-                                           plants an include of the session's internals in
-                                           each lower room and a ninth includer, and proves
+       check-structure.py --layers-mutation [source-dir]   (copies the src/ of the
+                                           parts in LAYERS, plants an include of the
+                                           session's internals in each lower room, of each
+                                           room above and of each other room of its layer
+                                           in every room, and a ninth includer, and proves
                                            --layers fails on each)
        check-structure.py --matrix-types [source-dir]   (structure_matrix_types.py: every
                                            type describing a matrix is one of the at most 4
@@ -114,16 +116,18 @@ ENTRY_POINTS = [
      "single_copy.cpp, node_window.hpp): one engine moves every matrix"),
 ]
 
-# The rooms of a part's src/ as layers, top first: a file may include its own room, the
-# rooms of its layer and the layers below, never a layer above ("no include points back
-# up"). resize: the session's facade (session/: Session::Impl and the Session's methods)
-# on top; the background part and the report, then the checkpoints, take the parts they
-# need as arguments (parts/: the world, the registry, the grid switch, the recording, the
-# expansion and the shrink); below them the movers, the policies and resize's values. Not
-# allow-listable; a room that is in no layer is itself a problem (place it).
+# The rooms of a part's src/ as layers, top first: a file may include its own room and the
+# layers below, never a layer above ("no include points back up") nor another room of its
+# layer (the rooms of one layer include neither each other: one that includes another sits
+# above it). resize: the session's facade (session/: Session::Impl and the Session's
+# methods) on top; the report (its planner reads the background part's plan), the
+# background part, then the checkpoints, take the parts they need as arguments (parts/:
+# the world, the registry, the grid switch, the recording, the expansion and the shrink);
+# below them the movers, the policies and resize's values. Not allow-listable; a room that
+# is in no layer is itself a problem (place it).
 LAYERS = [
     (os.path.join("resize", "src"),
-     [["session"], ["background", "report"], ["checkpoint"], ["parts"], ["move", "policy"], ["common"]]),
+     [["session"], ["report"], ["background"], ["checkpoint"], ["parts"], ["move", "policy"], ["common"]]),
     # cluster: the daemon and the job's agent on top, both over the arbiter's wire protocol
     # and client; the arbitration between jobs over Slurm's words (slurm/).
     (os.path.join("cluster", "src"),
@@ -143,8 +147,9 @@ FACADES = [(os.path.join("resize", "src"), "malleable/resize/session.hpp", "sess
 
 
 def layer_problems(root):
-    """LAYERS and MAX_INCLUDERS over the tree: an include that points up a layer, a room in
-    no layer, a header included by more files than allowed (tests/ counted too)."""
+    """LAYERS and MAX_INCLUDERS over the tree: an include that points up a layer or across
+    one, a room in no layer, a header included by more files than allowed (tests/ counted
+    too)."""
     problems = []
     for src, layers in LAYERS:
         level = {room: k for k, rooms in enumerate(layers) for room in rooms}
@@ -166,7 +171,7 @@ def layer_problems(root):
                     continue
                 text = open(path, encoding="utf-8", errors="replace").read()
                 code = blank_comments(text)
-                for m in re.finditer(r'(?m)^\s*#\s*include\s*"([^"]+)"', code):
+                for m in re.finditer(r'(?m)^[ \t]*#[ \t]*include\s*"([^"]+)"', code):
                     target = m.group(1)
                     other = target.split("/")[0]
                     if "/" not in target or other == room or other not in level:
@@ -178,6 +183,10 @@ def layer_problems(root):
                         problems.append(f"{rel}:{code.count(chr(10), 0, m.start()) + 1}: includes {target}: "
                                         f"{room}/ is below {other}/ (an include points back up a layer; pass the "
                                         "parts it needs as arguments)")
+                    elif level[other] == level[room]:
+                        problems.append(f"{rel}:{code.count(chr(10), 0, m.start()) + 1}: includes {target}: "
+                                        f"{room}/ and {other}/ share a layer (rooms of one layer include neither "
+                                        f"each other: put {room}/ above {other}/)")
     for src, header, top in FACADES:
         base = os.path.join(root, src)
         for dirpath, dirnames, filenames in os.walk(base):
@@ -190,7 +199,7 @@ def layer_problems(root):
                     continue
                 path = os.path.join(dirpath, f)
                 code = blank_comments(open(path, encoding="utf-8", errors="replace").read())
-                for m in re.finditer(r'(?m)^\s*#\s*include\s*"' + re.escape(header) + '"', code):
+                for m in re.finditer(r'(?m)^[ \t]*#[ \t]*include\s*"' + re.escape(header) + '"', code):
                     problems.append(f"{os.path.relpath(path, root)}:{code.count(chr(10), 0, m.start()) + 1}: includes "
                                     f"{header}, the facade: only {top}/ may (include its vocabulary, "
                                     "malleable/resize/session_options.hpp)")
@@ -215,15 +224,57 @@ def blank_comments(text):
     return re.sub(r"//[^\n]*|/\*.*?\*/", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
 
 
+def first_file(folder, exts):
+    """The first file (sorted, walking down) under `folder` whose name ends with one of
+    `exts`, relative to `folder`; None if there is none."""
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames.sort()
+        for f in sorted(filenames):
+            if f.endswith(exts):
+                return os.path.relpath(os.path.join(dirpath, f), folder)
+    return None
+
+
+def planted_layer_breaches(tmp, src, layers):
+    """On the copy `tmp`: in a file of each room of `src`'s layers, an include of a header of
+    each room on a layer above it and of each other room of its own layer, planted one at a
+    time; True if the layer check flags every one."""
+    ok = True
+    for k, rooms in enumerate(layers):
+        for room in rooms:
+            folder = os.path.join(tmp, src, room)
+            victim = first_file(folder, EXTS)
+            path = os.path.join(folder, victim)
+            text = open(path, encoding="utf-8").read()
+            for upper in [r for above in layers[:k] for r in above] + [r for r in rooms if r != room]:
+                # a header of that room, else any of its files (cluster's agent/ has no header)
+                target = first_file(os.path.join(tmp, src, upper), (".hpp", ".h")) or \
+                    first_file(os.path.join(tmp, src, upper), EXTS)
+                planted = upper + "/" + target.replace(os.sep, "/")
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(f'#include "{planted}"\n' + text)
+                rel = os.path.join(src, room, victim)
+                hit = any(p.startswith(rel + ":1: includes " + planted) for p in layer_problems(tmp))
+                where = "its own layer" if upper in rooms else "a layer up"
+                print(f"layers mutation: {rel} includes {planted} ({where}): " + ("caught" if hit else "MISSED"))
+                ok = ok and hit
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+    return ok
+
+
 def layers_mutation(root):
-    """On a copy of the tree's resize/src and tests/: the layer check passes as it is, and
-    fails on an include of the session's internals or of its facade (session.hpp) planted
-    in each room below session/ and on one includer of session_impl.hpp past the limit."""
+    """On a copy of the tree's src/ of every part in LAYERS and of tests/: the layer check
+    passes as it is, and fails on an include of the session's internals or of its facade
+    (session.hpp) planted in each room below resize's session/, on an include of each room
+    above and of each other room of its layer planted in each room (every part), and on one
+    includer of session_impl.hpp past the limit."""
     import shutil
     import tempfile
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
-        shutil.copytree(os.path.join(root, "resize", "src"), os.path.join(tmp, "resize", "src"))
+        for src, _ in LAYERS:
+            shutil.copytree(os.path.join(root, src), os.path.join(tmp, src))
         os.makedirs(os.path.join(tmp, "tests"))
         clean = layer_problems(tmp)
         if clean:
@@ -246,6 +297,8 @@ def layers_mutation(root):
                 ok = ok and hit
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
+        for src, layers in LAYERS:
+            ok = planted_layer_breaches(tmp, src, layers) and ok
         # the includers' limit: the copy's resize/src holds as many as allowed; one more fails
         for k in range(1):
             with open(os.path.join(tmp, "tests", f"user{k}.cpp"), "w", encoding="utf-8") as f:
@@ -656,7 +709,8 @@ def main():
         return 0 if layers_mutation(arg_root(2)) else 1
     if sys.argv[1:2] == ["--layers"]:
         return verdict(layer_problems(arg_root(2)), "--layers",
-                       "every include in resize/src, cluster/src and blacs-dyn/src points down its rooms' layers; "
+                       "every include in resize/src, cluster/src and blacs-dyn/src points down its rooms' layers, "
+                       "none across one; "
                        "session_impl.hpp within its includers' limit")
     if sys.argv[1:2] == ["--entry-points"]:  # the one builder and the one executor alone
         return verdict(entry_point_problems(arg_root(2)), "--entry-points",
