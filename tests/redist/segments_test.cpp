@@ -100,6 +100,9 @@ TEST(Segments, MapEveryElementOfEveryTransferOnceOnRandomLayoutsAndRegions) {
       for (std::size_t k = 1; k < w.segs.size(); ++k) {  // merged: no segment continues the previous on both sides
         const Segment &p = w.segs[k - 1], &q = w.segs[k];
         ASSERT_FALSE(p.src + p.len == q.src && p.dst + p.len == q.dst) << "trial " << trial << " segment " << k;
+        // in ascending order on both sides, so a side's touching stretches join in its list
+        ASSERT_GE(q.src, p.src + p.len) << "trial " << trial << " segment " << k;
+        ASSERT_GE(q.dst, p.dst + p.len) << "trial " << trial << " segment " << k;
       }
       ++checked;
     }
@@ -123,6 +126,32 @@ TEST(Segments, WholeColumnsOfEqualLeadingDimensionAreOneSegment) {
     EXPECT_EQ(w.segs[0].len, 64);
     // A padded leading dimension on one side: a segment per column.
     EXPECT_EQ(walk(a, b, Region::whole(a), t, 20, 16).segs.size(), 4u);
+    ++found;
+  }
+  EXPECT_EQ(found, 1);
+}
+
+TEST(Segments, InterleavedRunsComeInOrderSoTheSourceIsOneStretch) {
+  // 80 x 10; A on 2x1 in row blocks of 4 (rank 0: rows 0-3, 8-11, ..., 40 local rows), B on
+  // 1x2 in blocks of 5 (rank 1: columns 5-9, every row). Rank 0 -> rank 1: in each column
+  // all 40 of A's local rows, landing in B's rows as 10 pieces of 4, 8 apart. The rows'
+  // runs split where the 4-row and 5-row blocks meet, each with a piece in both periods of
+  // 40 rows, so in the runs' order they interleave; walked in order, the source is one
+  // stretch of 5 columns x 40 rows (lds 40, from local column 5): the 50 segments ascend
+  // and continue each other on A's side, and the process that reads A pins it as one stretch.
+  const Layout a = Layout::block_cyclic(80, 10, 4, 4, 2, 1), b = Layout::block_cyclic(80, 10, 5, 5, 1, 2);
+  const auto plan = redist::make_plan(a, b, Region::whole(a), 2);
+  int found = 0;
+  for (const Transfer& t : plan.transfers) {
+    if (t.src != 0 || t.dst != 1) continue;
+    EXPECT_TRUE(std::any_of(t.rows.begin(), t.rows.end(), [](const redist::Run& r) { return r.count > 1; }));
+    const Walked w = walk(a, b, Region::whole(a), t, 40, 80);
+    ASSERT_EQ(w.segs.size(), 50u);
+    for (std::size_t k = 0; k < w.segs.size(); ++k) {
+      EXPECT_EQ(w.segs[k].src, static_cast<std::int64_t>(200 + 4 * k)) << k;
+      EXPECT_EQ(w.segs[k].dst, static_cast<std::int64_t>((k / 10) * 80 + (k % 10) * 8)) << k;
+      EXPECT_EQ(w.segs[k].len, 4) << k;
+    }
     ++found;
   }
   EXPECT_EQ(found, 1);

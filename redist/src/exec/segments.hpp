@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "local_copy.hpp"
 #include "malleable/redist/redistribute.hpp"
@@ -74,10 +76,48 @@ struct Segment {
   std::int64_t src = 0, dst = 0, len = 0;
 };
 
-// Calls f(Segment) for the transfer's pieces in order, source walk `ws` in an array of
-// leading dimension `lds`, destination walk `wd` in one of `ldd` (both walks of the same
-// transfer), merging stretches that continue each other on both sides (whole columns of
-// equal leading dimension become one segment). O(columns x row pieces per column).
+// Calls f(s, d, len) for the pieces of the parallel runs `s` and `d` (one axis's runs of one
+// transfer on its two sides: the same lengths and counts, local starts and strides of each
+// side) in ascending order of their start on side s: a k-way merge of the runs, whose own
+// pieces ascend. O(pieces x log runs) time, O(runs) memory. Within a transfer an index's
+// local order on one side is its order on the other (both ascend with the global index),
+// so the pieces ascend on both sides.
+template <class F>
+void for_each_piece_ascending(const std::vector<LocalRun>& s, const std::vector<LocalRun>& d, F&& f) {
+  using Next = std::pair<std::int64_t, std::size_t>;  // the next piece's start on side s, its run
+  std::vector<Next> heap;
+  std::vector<std::int64_t> done(s.size(), 0);  // pieces of each run given
+  heap.reserve(s.size());
+  for (std::size_t k = 0; k < s.size(); ++k)
+    if (s[k].count > 0 && s[k].len > 0) heap.emplace_back(s[k].start, k);
+  auto later = [](const Next& x, const Next& y) { return x.first > y.first; };  // the earliest on top
+  std::make_heap(heap.begin(), heap.end(), later);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    const std::size_t k = heap.back().second;
+    const std::int64_t p = done[k]++;
+    f(s[k].start + p * s[k].stride, d[k].start + p * d[k].stride, s[k].len);
+    if (done[k] == s[k].count) {
+      heap.pop_back();
+      continue;
+    }
+    heap.back().first = s[k].start + done[k] * s[k].stride;
+    std::push_heap(heap.begin(), heap.end(), later);
+  }
+}
+
+// Calls f(Segment) for the transfer's pieces in ascending order of their offsets in both
+// arrays (columns, and in each column its row pieces, by local index: for_each_piece_ascending),
+// source walk `ws` in an array of leading dimension `lds`, destination walk `wd` in one of
+// `ldd` (both walks of the same transfer), merging stretches that continue each other on
+// both sides (whole columns of equal leading dimension become one segment). In ascending
+// order, and not in the runs' order (which interleaves the pieces of runs whose blocks
+// differ, 64 -> 100 rows), every stretch that touches the previous one on a side is
+// joined to it in a single copy's scatter-gather list of that side (SegmentReader), so the
+// other process's memory is pinned in as few stretches as its layout allows. The row
+// pieces of one column, in order, are kept (the same for every column): memory O(row
+// pieces of a column + column runs); time O(columns x row pieces + column pieces x log
+// column runs).
 template <class F>
 void for_each_segment(const Walk& ws, std::int64_t lds, const Walk& wd, std::int64_t ldd, F&& f) {
   Segment cur;
@@ -90,22 +130,17 @@ void for_each_segment(const Walk& ws, std::int64_t lds, const Walk& wd, std::int
     if (cur.len > 0) f(cur);
     cur = {s, d, n};
   };
-  ColCursor xs(ws), xd(wd);
-  for (std::int64_t o = 0; o < ws.ncols;) {
-    const auto [cs, ns] = xs.at();
-    const auto [cd, nd] = xd.at();
-    const std::int64_t w = std::min({ns, nd, ws.ncols - o});
+  std::vector<Segment> rows;  // one column's row pieces in ascending order, offsets within the column
+  for_each_piece_ascending(ws.rows, wd.rows, [&](std::int64_t s, std::int64_t d, std::int64_t n) {
+    if (!rows.empty() && rows.back().src + rows.back().len == s && rows.back().dst + rows.back().len == d)
+      rows.back().len += n;
+    else
+      rows.push_back({s, d, n});
+  });
+  for_each_piece_ascending(ws.cols, wd.cols, [&](std::int64_t cs, std::int64_t cd, std::int64_t w) {
     for (std::int64_t j = 0; j < w; ++j)
-      for (std::size_t k = 0; k < ws.rows.size(); ++k) {
-        const LocalRun& rs = ws.rows[k];
-        const LocalRun& rd = wd.rows[k];
-        for (std::int64_t p = 0; p < rs.count; ++p)
-          emit((cs + j) * lds + rs.start + p * rs.stride, (cd + j) * ldd + rd.start + p * rd.stride, rs.len);
-      }
-    xs.next(w);
-    xd.next(w);
-    o += w;
-  }
+      for (const Segment& r : rows) emit((cs + j) * lds + r.src, (cd + j) * ldd + r.dst, r.len);
+  });
   if (cur.len > 0) f(cur);
 }
 
