@@ -44,7 +44,7 @@ void fill_grid(Decision& d, int procs) {
 Decision detail::ByRestart::next_decision() {
   RemapPoint point{s};
   point.arrive();  // a remap point: every process arrived, or the job ends naming who did not
-  Decision d;
+  Decision d{};
   if (s.job.root()) {
     d = point.ask_policy();
     fill_grid(d, s.job.shape.size());
@@ -175,110 +175,118 @@ RespawnHooks respawn_hooks(detail::RespawnFallback& slot, const detail::Fallback
 
 // The step of a remap point carried out in place.
 ResizeStep step_of(const RemapResult& r) {
-  ResizeStep step;
+  ResizeStep step{};
   step.action = r.action;
   step.ok = r.ok;
   step.message = r.message;
   step.kind = r.ok && r.action != Action::None ? ResizeStep::Kind::Resized : ResizeStep::Kind::Continue;
   return step;
 }
-}  // namespace
 
-ResizeStep detail::ByRestart::remap_or_restart(Mechanism m) {
-  // The parts it uses: the world, checkpoints, resize history, background part, options.
-  const detail::SessionWorld& job = s.job;
-  const detail::SessionCheckpoints& ckpts = s.ckpts;
-  const detail::ResizeRecorder& recorder = s.recorder;
-  const detail::BackgroundPart& bg = s.bg;
-  const SessionOptions& opt = s.opt;
-  const int& iteration = s.iteration;
-  RemapPoint point{s};
-  CheckpointCalls calls{s};
-  ResizeStep step;
-  if (!ckpts.checkpointing) {
+// One remap_or_restart over the facade's state, with what its steps thread through: the
+// decision, the step so far, the expansion's fallback armed before its spawn, whether a
+// background expansion's spawn passed its deadline, and whether the resize is a refresh.
+// run(): the decision (a background resize's, or the policy's), then in place when it
+// can be (in_place), else by restart (restart), in the order the guide documents.
+struct RemapOrRestart {
+  detail::SessionState& s;
+  Mechanism m;
+  ResizeStep step{};
+  Decision d{};
+  bool from_background = false;  // a resize under way in the background: only a restart follows here
+  bool expired = false;          // a background expansion's spawn passed its deadline
+  bool refresh = false;          // an expansion past RESIZE_REFRESH_AFTER spawned processes
+  std::optional<detail::ExpansionFallback> fallback{};
+
+  ResizeStep run();
+  bool decide();
+  bool in_place();
+  ResizeStep restart();
+  detail::FallbackInputs fallback_inputs(const Decision& dd) const;
+  std::string secure(const Decision& dd, double* t, const char* reason);
+};
+
+ResizeStep RemapOrRestart::run() {
+  if (!s.ckpts.checkpointing) {
     if (m == Mechanism::Restart)
       throw Error("remap_or_restart: a resize by restart needs a checkpoint directory (call set_checkpointing first)");
-    return step_of(point.remap_point());
+    return step_of(detail::RemapPoint{s}.remap_point());
   }
-  const auto& c = ckpts.checkpointing->cadence;
-  const auto fallback_inputs = [&](const Decision& dd) {  // (in FallbackInputs' order)
-    return detail::FallbackInputs{opt.app, iteration, job.shape.shape(), dd.nprow, dd.npcol,
-                                  std::max(0, dd.nprow * dd.npcol - job.size()), c.dir, hosts_after_restart(job.rank_hosts, dd),
-                                  &recorder.history.events(), job.world, job.root(), opt.progress,
-                                  s.cfg.session.spawn_fallback, s.cfg.session.spawn_deadline};
-  };
-  // The state secured for a restart at `dd`'s size: the cheapest level the relaunch finds
-  // again (fallback/fallback.hpp; the local one where levels are kept and the relaunch
-  // runs on this job's nodes again), one of this iteration reused. `t` < 0: reused.
-  const auto secure = [&](const Decision& dd, double* t, const char* reason) {
-    if (detail::fallback_level(ckpts.levels != nullptr, job.rank_hosts, hosts_after_restart(job.rank_hosts, dd)) ==
-        detail::FallbackLevel::Local) {
-      *t = levels_unscheduled(s, s.ckpts, job, iteration, reason);
-      return std::string(detail::kLevelsCheckpoint);
-    }
-    const std::string have = detail::checkpoint_of_iteration(ckpts.checkpoints, iteration, job.root(), job.world);
-    if (have.empty()) return record_unscheduled(s.ckpts, job.root(), iteration, reason, calls.checkpoint_in(c.dir, c.keep, t), t);
-    *t = -1;
-    return have;
-  };
-  Decision d;
-  bool expired = false;  // a background expansion's spawn passed its deadline
-  std::optional<detail::ExpansionFallback> fallback;
-  const bool from_background = bg.in_flight != nullptr;  // then only a restart follows here
-  if (from_background) {
-    d = bg.in_flight->d;
-    const auto in_flight = [&] { return std::shared_ptr<void>(bg.in_flight); };
-    if (!background_step(s, opt.app, d, in_flight, expired, step)) return step;
-  } else {
-    d = next_decision();
-    step.action = d.action;
-    if (d.action == Action::None) return step;
-  }
+  if (!decide()) return step;
   // An expansion past RESIZE_REFRESH_AFTER spawned processes: by restart (the refresh).
-  const bool refresh = !from_background && m == Mechanism::Spawn && d.action == Action::Expand &&
-                       !d.new_allocation && !d.by_restart && refresh_expansion(job, s.refresh, d, opt.app, iteration);
-  if (!refresh && !from_background && m == Mechanism::Spawn && !d.new_allocation && !d.by_restart) {
-    // An expansion's spawn may never return: the state before it is secured first and a
-    // deadline armed, so that it becomes a resize by restart (fallback/fallback.hpp).
-    // A join is bounded and a failed one changes nothing: no state secured before it.
-    const bool joining = d.action == Action::Expand && (d.by == ExpandBy::Join || d.by == ExpandBy::Waiting);
-    const bool blocking = joining || bg.mode == Background::Off || bg.blocked(d, s.registry, s.remaining());
-    const auto secure_now = [&](double* t) { return secure(d, t, "before spawn"); };
-    if (d.action == Action::Expand && blocking && !joining) fallback.emplace(fallback_inputs(d), secure_now);
-    if (d.action == Action::Expand && !blocking) detail::arm_background_fallback(fallback_inputs(d), secure_now);
-    const RespawnHooks hooks = respawn_hooks(s.respawn_fallback, fallback_inputs(d), secure_now, fallback);
-    const RemapResult r = point.resize_now(d);
-    step.ok = r.ok;
-    step.message = r.message;
-    if (r.ok) {
-      if (fallback) fallback->succeeded();
-      step.kind = ResizeStep::Kind::Resized;
-      return step;
-    }
-    if (!blocking) detail::background_fallback_end(false);
-    // A failed expansion, or a refused shrink that was to give nodes back whole (e.g.
-    // nodes of the job's first launch, which share MPI_COMM_WORLD with rank 0): by
-    // restart on the nodes the decision names. World rank 0 holds the nodes.
-    int by_restart = (d.action == Action::Expand && !joining) || (d.action == Action::Shrink && !d.hosts.empty());
-    MPI_Bcast(&by_restart, 1, MPI_INT, 0, job.world);
-    if (!by_restart) return step;  // Continue, ok == false
-    if (job.root()) {
-      std::printf("[%s] the %s failed (%s): resizing by restart instead\n", opt.app.c_str(),
-                  d.action == Action::Expand ? "expansion by spawn" : "shrink in place", r.message.c_str());
-      std::fflush(stdout);
-    }
+  refresh = !from_background && m == Mechanism::Spawn && d.action == Action::Expand && !d.new_allocation &&
+            !d.by_restart && refresh_expansion(s.job, s.refresh, d, s.opt.app, s.iteration);
+  if (!refresh && !from_background && m == Mechanism::Spawn && !d.new_allocation && !d.by_restart && in_place())
+    return step;
+  return restart();
+}
+
+// The decision: a background resize's (its remap point completes it or lets it go on:
+// false, `step` says what it did), or the policy's (false when it decided nothing).
+bool RemapOrRestart::decide() {
+  from_background = s.bg.in_flight != nullptr;
+  if (from_background) {
+    d = s.bg.in_flight->d;
+    const auto in_flight = [this] { return std::shared_ptr<void>(s.bg.in_flight); };
+    return background_step(s, s.opt.app, d, in_flight, expired, step);
   }
+  d = detail::ByRestart{s}.next_decision();
+  step.action = d.action;
+  return d.action != Action::None;
+}
+
+// The decision carried out in place: true when that is the step (resized, or failed and
+// not to be carried out by restart), false when a resize by restart follows.
+bool RemapOrRestart::in_place() {
+  // An expansion's spawn may never return: the state before it is secured first and a
+  // deadline armed, so that it becomes a resize by restart (fallback/fallback.hpp).
+  // A join is bounded and a failed one changes nothing: no state secured before it.
+  const bool joining = d.action == Action::Expand && (d.by == ExpandBy::Join || d.by == ExpandBy::Waiting);
+  const bool blocking = joining || s.bg.mode == Background::Off || s.bg.blocked(d, s.registry, s.remaining());
+  const auto secure_now = [this](double* t) { return secure(d, t, "before spawn"); };
+  if (d.action == Action::Expand && blocking && !joining) fallback.emplace(fallback_inputs(d), secure_now);
+  if (d.action == Action::Expand && !blocking) detail::arm_background_fallback(fallback_inputs(d), secure_now);
+  const RespawnHooks hooks = respawn_hooks(s.respawn_fallback, fallback_inputs(d), secure_now, fallback);
+  const RemapResult r = detail::RemapPoint{s}.resize_now(d);
+  step.ok = r.ok;
+  step.message = r.message;
+  if (r.ok) {
+    if (fallback) fallback->succeeded();
+    step.kind = ResizeStep::Kind::Resized;
+    return true;
+  }
+  if (!blocking) detail::background_fallback_end(false);
+  // A failed expansion, or a refused shrink that was to give nodes back whole (e.g.
+  // nodes of the job's first launch, which share MPI_COMM_WORLD with rank 0): by
+  // restart on the nodes the decision names. World rank 0 holds the nodes.
+  int by_restart = (d.action == Action::Expand && !joining) || (d.action == Action::Shrink && !d.hosts.empty());
+  MPI_Bcast(&by_restart, 1, MPI_INT, 0, s.job.world);
+  if (!by_restart) return true;  // Continue, ok == false
+  if (s.job.root()) {
+    std::printf("[%s] the %s failed (%s): resizing by restart instead\n", s.opt.app.c_str(),
+                d.action == Action::Expand ? "expansion by spawn" : "shrink in place", r.message.c_str());
+    std::fflush(stdout);
+  }
+  return false;
+}
+
+// The resize by restart: the state secured, the next launch written, this one to leave.
+ResizeStep RemapOrRestart::restart() {
+  const detail::SessionWorld& job = s.job;
+  const auto& c = s.ckpts.checkpointing->cadence;
   double t = 0;  // (the state before a failed blocking expansion was secured before its spawn)
   const char* why = d.action == Action::Shrink ? "before shrink" : refresh ? "before refresh" : "before restart";
   // (A refresh, as a spawn past its deadline, secures the state the cheapest way the
   // relaunch finds it: a checkpoint of this iteration reused, or the local level.)
-  const std::string file = fallback && fallback->active() ? fallback->file()
-                           : expired || refresh ? secure(d, &t, why)
-                                     : record_unscheduled(s.ckpts, job.root(), iteration, why, calls.checkpoint_in(c.dir, c.keep, &t), &t);
+  const std::string file =
+      fallback && fallback->active() ? fallback->file()
+      : expired || refresh           ? secure(d, &t, why)
+                                     : record_unscheduled(s.ckpts, job.root(), s.iteration, why,
+                                                          detail::CheckpointCalls{s}.checkpoint_in(c.dir, c.keep, &t), &t);
   // With the nodes the decision names (a shrink's given back, an expansion's added, e.g. by
   // the Slurm policy), the launcher runs the next job on exactly those.
-  detail::write_next_launch(opt.app, c.dir, iteration, job.shape.shape(), d, file, hosts_after_restart(job.rank_hosts, d),
-                            job.root(), job.world);
+  detail::write_next_launch(s.opt.app, c.dir, s.iteration, job.shape.shape(), d, file,
+                            hosts_after_restart(job.rank_hosts, d), job.root(), job.world);
   if (expired) leave_after_expired_spawn(job.world);
   step.kind = ResizeStep::Kind::ExitForRestart;
   s.life.leaves_for_restart = true;
@@ -287,5 +295,37 @@ ResizeStep detail::ByRestart::remap_or_restart(Mechanism m) {
   step.message = "restart on " + std::to_string(d.nprow) + "x" + std::to_string(d.npcol) + " from " + file;
   return step;
 }
+
+// The expansion fallback's inputs for a resize by restart at `dd`'s size (in
+// FallbackInputs' order).
+detail::FallbackInputs RemapOrRestart::fallback_inputs(const Decision& dd) const {
+  const detail::SessionWorld& job = s.job;
+  return detail::FallbackInputs{s.opt.app, s.iteration, job.shape.shape(), dd.nprow, dd.npcol,
+                                std::max(0, dd.nprow * dd.npcol - job.size()), s.ckpts.checkpointing->cadence.dir,
+                                hosts_after_restart(job.rank_hosts, dd), &s.recorder.history.events(), job.world,
+                                job.root(), s.opt.progress, s.cfg.session.spawn_fallback, s.cfg.session.spawn_deadline};
+}
+
+// The state secured for a restart at `dd`'s size: the cheapest level the relaunch finds
+// again (fallback/fallback.hpp; the local one where levels are kept and the relaunch
+// runs on this job's nodes again), one of this iteration reused. `t` < 0: reused.
+std::string RemapOrRestart::secure(const Decision& dd, double* t, const char* reason) {
+  const detail::SessionWorld& job = s.job;
+  if (detail::fallback_level(s.ckpts.levels != nullptr, job.rank_hosts, hosts_after_restart(job.rank_hosts, dd)) ==
+      detail::FallbackLevel::Local) {
+    *t = levels_unscheduled(s, s.ckpts, job, s.iteration, reason);
+    return std::string(detail::kLevelsCheckpoint);
+  }
+  const std::string have = detail::checkpoint_of_iteration(s.ckpts.checkpoints, s.iteration, job.root(), job.world);
+  const auto& c = s.ckpts.checkpointing->cadence;
+  if (have.empty())
+    return record_unscheduled(s.ckpts, job.root(), s.iteration, reason,
+                              detail::CheckpointCalls{s}.checkpoint_in(c.dir, c.keep, t), t);
+  *t = -1;
+  return have;
+}
+}  // namespace
+
+ResizeStep detail::ByRestart::remap_or_restart(Mechanism m) { return RemapOrRestart{s, m}.run(); }
 
 }  // namespace resize
