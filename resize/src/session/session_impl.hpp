@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Internal to the session's MPI shell, the facade's own state: Session::Impl composes the
-// session's parts (parts/: the world, the registry, the recorder, the grid switch and the
-// recording; checkpoint/session_checkpoint.hpp: the checkpoints; background/background_part.hpp:
-// the background part). Included only by the facade's files in session/
+// Internal to the session's MPI shell, the facade's own state and its operations:
+// SessionState (Session::Impl is it) composes the session's parts (parts/: the world, the
+// registry, the recorder, the grid switch and the recording;
+// checkpoint/session_checkpoint.hpp: the checkpoints; background/background_part.hpp: the
+// background part); the operations over it (the start, the checkpoint calls, the
+// registration, the remap point, the expansion, the resize by restart) are declared below,
+// each defined in one file of session/. Included only by the facade's files in session/
 // (tests/structure/check-structure.py's LAYERS: no room below includes session/).
 #pragma once
 
@@ -37,7 +40,7 @@ class ExpansionFallback;  // checkpoint/fallback/carry_out.hpp
 struct JobState;          // report/resize_plan.hpp
 
 // The expansion fallback around a respawn (docs/guide/checkpoint.md, "When a spawn does not
-// complete"), set by Session::remap_or_restart while its resize runs and empty otherwise:
+// complete"), set by remap_or_restart (session_by_restart.cpp) while its resize runs and empty otherwise:
 // a respawn's old processes never return there, and a shrink by respawn spawns too.
 // `arm(spawned)`: the fallback of a spawn of that many processes (collective: the state
 // secured, the marker, the deadline); `completed()`: the expansion's own fallback done
@@ -67,8 +70,8 @@ namespace detail {
 // what ties them together (options, identity, the iteration count, the watchdog); plain
 // data with the makers of its views. The facade's operations (the start, the remap point
 // and its act, the expansion's and the newcomers' side, the resize by restart, the
-// checkpoint calls, the registration) are free functions over it, declared below by the
-// file that holds them; the phases they hand the parts to are functions of the parts
+// checkpoint calls, the registration) are free functions or types over it, declared below
+// by the file that holds them; the phases they hand the parts to are functions of the parts
 // (parts/, checkpoint/, background/, report/), given the parts they need; the grid switch
 // and the recording are views of the parts, made where a phase needs them. `cfg`: the
 // environment, read once when the session is made (a newcomer's when it is spawned); no
