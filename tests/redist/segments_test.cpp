@@ -157,6 +157,28 @@ TEST(Segments, InterleavedRunsComeInOrderSoTheSourceIsOneStretch) {
   EXPECT_EQ(found, 1);
 }
 
+TEST(Segments, ManyRowPiecesMergedForEachColumnMapTheSameInOrder) {
+  // Rows in blocks of 1 -> 3 on 2x1: over kKeptRowPieces row pieces a column, so the walk
+  // merges the rows' runs again for each column instead of keeping them; the same elements
+  // each once, in ascending order on both sides.
+  const Layout a = Layout::block_cyclic(3000, 4, 1, 2, 2, 1), b = Layout::block_cyclic(3000, 4, 3, 2, 2, 1);
+  const Region r = Region::whole(a);
+  const auto plan = redist::make_plan(a, b, r, 2);
+  int many = 0;
+  for (const Transfer& t : plan.transfers) {
+    std::int64_t pieces = 0;
+    for (const auto& run : t.rows) pieces += run.count;
+    many += pieces > kKeptRowPieces;
+    const Walked w = walk(a, b, r, t, 1500, 1500);
+    ASSERT_EQ(w.pairs, oracle(a, b, r, t, 1500, 1500)) << t.src << "->" << t.dst;
+    for (std::size_t k = 1; k < w.segs.size(); ++k) {
+      ASSERT_GE(w.segs[k].src, w.segs[k - 1].src + w.segs[k - 1].len) << k;
+      ASSERT_GE(w.segs[k].dst, w.segs[k - 1].dst + w.segs[k - 1].len) << k;
+    }
+  }
+  EXPECT_GT(many, 0);
+}
+
 TEST(Segments, SingleCopyPaysForLongPiecesOnAverage) {
   const std::int64_t rows = kSingleCopyMinPieceBytes / 8;  // doubles in a piece at the threshold
   ASSERT_GT(rows, 1);

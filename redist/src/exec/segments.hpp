@@ -115,9 +115,11 @@ void for_each_piece_ascending(const std::vector<LocalRun>& s, const std::vector<
 // differ, 64 -> 100 rows), every stretch that touches the previous one on a side is
 // joined to it in a single copy's scatter-gather list of that side (SegmentReader), so the
 // other process's memory is pinned in as few stretches as its layout allows. The row
-// pieces of one column, in order, are kept (the same for every column): memory O(row
-// pieces of a column + column runs); time O(columns x row pieces + column pieces x log
-// column runs).
+// pieces of one column, in order, are kept (the same for every column) when there are at
+// most kKeptRowPieces of them, else merged again for each column: memory O(runs +
+// kKeptRowPieces); time O(columns x row pieces x (1, or log row runs) + column pieces x
+// log column runs).
+inline constexpr std::int64_t kKeptRowPieces = 512;
 template <class F>
 void for_each_segment(const Walk& ws, std::int64_t lds, const Walk& wd, std::int64_t ldd, F&& f) {
   Segment cur;
@@ -130,16 +132,25 @@ void for_each_segment(const Walk& ws, std::int64_t lds, const Walk& wd, std::int
     if (cur.len > 0) f(cur);
     cur = {s, d, n};
   };
-  std::vector<Segment> rows;  // one column's row pieces in ascending order, offsets within the column
-  for_each_piece_ascending(ws.rows, wd.rows, [&](std::int64_t s, std::int64_t d, std::int64_t n) {
-    if (!rows.empty() && rows.back().src + rows.back().len == s && rows.back().dst + rows.back().len == d)
-      rows.back().len += n;
-    else
-      rows.push_back({s, d, n});
-  });
+  std::int64_t pieces = 0;
+  for (const LocalRun& r : ws.rows) pieces += r.count;
+  const bool keep = pieces <= kKeptRowPieces;
+  std::vector<Segment> rows;  // kept: one column's row pieces in ascending order, offsets within the column
+  if (keep)
+    for_each_piece_ascending(ws.rows, wd.rows, [&](std::int64_t s, std::int64_t d, std::int64_t n) {
+      if (!rows.empty() && rows.back().src + rows.back().len == s && rows.back().dst + rows.back().len == d)
+        rows.back().len += n;
+      else
+        rows.push_back({s, d, n});
+    });
   for_each_piece_ascending(ws.cols, wd.cols, [&](std::int64_t cs, std::int64_t cd, std::int64_t w) {
-    for (std::int64_t j = 0; j < w; ++j)
-      for (const Segment& r : rows) emit((cs + j) * lds + r.src, (cd + j) * ldd + r.dst, r.len);
+    for (std::int64_t j = 0; j < w; ++j) {
+      const std::int64_t s0 = (cs + j) * lds, d0 = (cd + j) * ldd;
+      if (keep)
+        for (const Segment& r : rows) emit(s0 + r.src, d0 + r.dst, r.len);
+      else
+        for_each_piece_ascending(ws.rows, wd.rows, [&](std::int64_t s, std::int64_t d, std::int64_t n) { emit(s0 + s, d0 + d, n); });
+    }
   });
   if (cur.len > 0) f(cur);
 }

@@ -109,7 +109,9 @@ class SingleCopyStep {
   void begin();
   Moved end();
   std::int64_t bytes_held() const;  // what the step holds besides the one read batch
-  static constexpr std::int64_t kReaderBytes = 2 * 1024 * 16;  // a read batch's scatter-gather lists
+  // a read batch's scatter-gather lists, and the row pieces of a column its walk keeps (for_each_segment)
+  static constexpr std::int64_t kReaderBytes =
+      2 * 1024 * 16 + kKeptRowPieces * static_cast<std::int64_t>(sizeof(Segment));
 
  private:
   // A word: pid, address, leading dimension, token address and value; the sender's mapped
