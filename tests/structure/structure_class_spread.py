@@ -156,9 +156,11 @@ def _plant(copy, rel, text):
 
 
 def mutation(root):
-    """On a copy of the parts' sources and the ceiling file: a new nested class defined over 3
-    .cpp files, a listed class given one more file, and a ceiling above today's count must
-    each fail; a namespace-qualified free function over 3 files must not."""
+    """On a copy of the parts' sources and the ceiling file, with a listed class of its own
+    planted (a struct over 3 .cpp files and its line: the real list may be empty): a new
+    nested class defined over 3 .cpp files, the listed class given one more file, a ceiling
+    above today's count and one for a class in no file must each fail; a namespace-qualified
+    free function over 3 files must not."""
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         copy = os.path.join(tmp, "tree")
@@ -166,7 +168,15 @@ def mutation(root):
             for top in ("src", "include"):
                 if os.path.isdir(os.path.join(root, part, top)):
                     shutil.copytree(os.path.join(root, part, top), os.path.join(copy, part, top))
-        _plant(copy, CEILINGS, open(os.path.join(root, CEILINGS), encoding="utf-8").read())
+        # A listed class of the mutation's own, a struct over 3 .cpp files with its line: the
+        # listed-class cases need one, and the real list may be empty (its target).
+        part, name, limit = "gridmap", "PlantedListed", 3
+        _plant(copy, os.path.join(part, "src", "planted_listed.hpp"),
+               "namespace gridmap {\nstruct PlantedListed {\n  void f();\n};\n}\n")
+        for k in range(limit):
+            _plant(copy, os.path.join(part, "src", f"planted_listed_{k}.cpp"),
+                   "namespace gridmap {\nvoid PlantedListed::f" + str(k) + "() {}\n}\n")
+        _plant(copy, CEILINGS, open(os.path.join(root, CEILINGS), encoding="utf-8").read() + f"{part} {name} {limit}\n")
         before = problems(copy)
         if before:
             print("class-spread mutation: the copied tree fails already:", before)
@@ -182,8 +192,6 @@ def mutation(root):
                        "namespace gridmap::detail {\n}\nvoid gridmap::detail::g" + str(k) + "() {}\n")
                 for k in range(3)]
         cases.append(("a namespace's free function over 3 .cpp files (no class)", "detail", False, free))
-        limits, _ = ceilings(copy)
-        (part, name), limit = sorted(limits.items())[0]
         extra = _plant(copy, os.path.join(part, "src", "planted_member.cpp"),
                        f"void {name}::planted_member() {{}}\n")
         cases.append((f"{part} {name} in one more file", f"{part} {name}", True, [extra]))
