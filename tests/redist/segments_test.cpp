@@ -235,6 +235,34 @@ TEST(Segments, ReadsInPlaceByMeanPieceUnderAuto) {
   EXPECT_TRUE(reads_in_place(below, sizeof(double), SingleCopy::On, Transport::Packed));
 }
 
+// A window send out of huge pages is read by its receiver exactly when the sender says its
+// A is in huge pages and its pieces on A's side average kHugeReadMinPieceBytes (pieces
+// that touch in A counted as one, whatever B's side), under Auto and Transport::Auto only.
+TEST(Segments, ReadsHugeByTheSendersPagesAndPieces) {
+  using redist::SingleCopy;
+  using redist::Transport;
+  const std::int64_t rows = kHugeReadMinPieceBytes / 8;
+  Transfer at, below, touching;
+  at.rows = {{0, rows, 3, 2 * rows, 2 * rows, 2 * rows}};          // 3 pieces at the threshold
+  below.rows = {{0, rows - 1, 3, 2 * rows, 2 * rows, 2 * rows}};   // one double short
+  touching.rows = {{0, 64, rows / 64, 128, 64, 128}};              // 64-row pieces, one stretch in A
+  EXPECT_EQ(sender_piece_bytes(at, sizeof(double)), kHugeReadMinPieceBytes);
+  EXPECT_EQ(sender_piece_bytes(below, sizeof(double)), kHugeReadMinPieceBytes - 8);
+  EXPECT_EQ(sender_piece_bytes(touching, sizeof(double)), kHugeReadMinPieceBytes);
+  EXPECT_EQ(sender_piece_bytes(Transfer{}, sizeof(double)), 0);
+  EXPECT_TRUE(reads_huge(at, sizeof(double), SingleCopy::Auto, Transport::Auto, true));
+  EXPECT_TRUE(reads_huge(touching, sizeof(double), SingleCopy::Auto, Transport::Auto, true));
+  EXPECT_FALSE(reads_huge(at, sizeof(double), SingleCopy::Auto, Transport::Auto, false));  // ordinary pages
+  EXPECT_FALSE(reads_huge(below, sizeof(double), SingleCopy::Auto, Transport::Auto, true));
+  EXPECT_TRUE(reads_huge(below, 2 * sizeof(double), SingleCopy::Auto, Transport::Auto, true));  // complex
+  EXPECT_FALSE(reads_huge(at, sizeof(double), SingleCopy::Off, Transport::Auto, true));
+  EXPECT_FALSE(reads_huge(at, sizeof(double), SingleCopy::On, Transport::Auto, true));  // On reads in place already
+  EXPECT_FALSE(reads_huge(at, sizeof(double), SingleCopy::Auto, Transport::Packed, true));
+  // A's side touching, B's apart: A's one stretch counts, though B's pieces are 512 B
+  EXPECT_EQ(side_pieces(touching, false), 1);
+  EXPECT_EQ(side_pieces(touching, true), rows / 64);
+}
+
 // A sender's window segment holds only what goes through the window: the transfers read in
 // one copy (reads_in_place) are left out of window_need. Row blocks 2r -> 3r over 2 -> 3
 // process rows, r doubles at the threshold: pieces of r and 2r rows, all read under Auto

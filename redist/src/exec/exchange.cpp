@@ -137,10 +137,12 @@ struct Engine::Impl {
   std::int64_t link_peers(const std::vector<Entry>& ph, LinksByPeer& out, LinksByPeer& in) {
     std::int64_t reads = 0;
     for (const Entry& e : ph) {
-      if (e.route == Route::SingleCopy) reads += reads == 0 ? OnNode::reader_bytes() + 64 : 64;
       const Transfer& t = *e.t;
       const Mat& m = mats[e.item];
       const bool send = t.src == me;
+      // a window receive its sender may leave to a kernel read (Route::HugeRead) reads too
+      const bool may_read = e.route == Route::Window && !send && routing.may_read_huge(t, m.eb);
+      if (e.route == Route::SingleCopy || may_read) reads += reads == 0 ? OnNode::reader_bytes() + 64 : 64;
       const Source src = send ? source_of(m, t) : Source{};
       if (e.route != Route::Message) {
         on_node->add(e.item, ItemArrays{m.eb, &m.sa, &m.sb, m.a, m.b}, &t, send, e.route, SendFrom{src.sa, src.a});

@@ -31,6 +31,7 @@ struct SendFrom {
   const Side* sa = nullptr;
   const void* a = nullptr;
   bool mapped = false;  // the array is a mapped one (redist_alloc): the receiver copies out of it (Route::MappedRead)
+  bool huge = false;    // the send's pieces lie in huge pages: the receiver reads them with the kernel (Route::HugeRead)
 };
 
 // A run in one local array: count pieces of len indices, the first at start, stride apart.

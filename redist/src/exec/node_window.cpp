@@ -71,7 +71,7 @@ bool fault(std::string_view what) {
   return f && what == *f;
 }
 
-std::int64_t process_token() {
+std::int64_t segment_token() {
   static const std::int64_t t = [] {
     std::random_device rd;
     return static_cast<std::int64_t>(((static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^ static_cast<std::uint64_t>(getpid())) &
@@ -182,7 +182,7 @@ int make_segment(std::int64_t bytes, std::int64_t gen, std::string* why, bool an
   }
   char name[96];
   std::snprintf(name, sizeof name, "/malleable-redist.%ld.%016llx.%lld", static_cast<long>(getpid()),
-                static_cast<unsigned long long>(process_token()), static_cast<long long>(gen));
+                static_cast<unsigned long long>(segment_token()), static_cast<long long>(gen));
   int fd = anonymous ? -1 : shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
   std::string how = std::string("shm_open ") + name;
   if (anonymous) errno = ENOENT;
@@ -229,11 +229,11 @@ std::optional<OwnSegment> acquire_own(std::int64_t want, std::int64_t limit, std
       return std::nullopt;
     }
     o.fd = fd, o.base = static_cast<char*>(m), o.bytes = want, ++o.gen;
-    Header h{process_token(), o.gen};
+    Header h{segment_token(), o.gen};
     std::memcpy(o.base, &h, sizeof h);
   }
   o.busy = true;
-  return OwnSegment{o.base + kHeaderBytes, SegmentId{static_cast<std::int64_t>(getpid()), o.fd, o.gen, process_token(), o.bytes}};
+  return OwnSegment{o.base + kHeaderBytes, SegmentId{static_cast<std::int64_t>(getpid()), o.fd, o.gen, segment_token(), o.bytes}};
 }
 
 void release_own() { store().own.busy = false; }
@@ -251,10 +251,10 @@ std::optional<OwnSegment> make_array_segment(std::int64_t bytes, std::string* wh
     close(fd);
     return std::nullopt;
   }
-  const Header h{process_token(), gen};
+  const Header h{segment_token(), gen};
   std::memcpy(m, &h, sizeof h);
   return OwnSegment{static_cast<char*>(m) + kHeaderBytes,
-                    SegmentId{static_cast<std::int64_t>(getpid()), fd, gen, process_token(), bytes}};
+                    SegmentId{static_cast<std::int64_t>(getpid()), fd, gen, segment_token(), bytes}};
 }
 
 void drop_array_segment(const OwnSegment& s) {

@@ -38,6 +38,16 @@
 namespace redist::exec {
 
 
+// A send out of huge pages read by its receiver with the kernel (Route::HugeRead; the
+// shell in single_copy.cpp). huge_identity: this process's pid and the address and value of
+// its ProcessToken, for the window's word. read_huge_pages: transfer t read out of process
+// pid's A at address `remote` (side sa, sa.ld the sender's leading dimension) into this
+// rank's B (sb, b), elements of esize bytes, after checking the sender's token: 0 or the
+// errno (the transfer then goes by message).
+void huge_identity(std::int64_t* w3);
+int read_huge_pages(const std::int64_t* who, std::uint64_t remote, const Side& sa, const Side& sb, void* b,
+                    std::size_t esize, const Transfer& t);
+
 // The bytes rank `me` sends to other ranks of its node (`node`: sorted ranks) over all
 // steps of p, leaving out the transfers read in one copy (reads_in_place under `read` and
 // `tr`; pass SingleCopy::Off where single copy is unsupported): the segment that lets it
@@ -142,14 +152,17 @@ class WindowStep : public DeferredStep {
     std::int64_t sent = 0, received = 0;  // bytes
     std::int64_t window = 0;              // of received, unpacked from a sender's segment
     std::int64_t mapped = 0;              // of received, copied straight out of a sender's mapped array
+    std::int64_t single = 0;              // of received, read by the kernel out of a sender's huge pages
     double pack_s = 0, unpack_s = 0;
   };
   static constexpr int kWhereTag = tags::kWindowWhere, kDoneTag = tags::kWindowDone,
                        kByMessageTag = tags::kWindowByMessage;
   // SegmentId (5), the offset (-1: by message), what is there (kPacked; kMapped: the
-  // sender's array of A, from the offset on) and that array's leading dimension.
+  // sender's array of A, from the offset on; kHuge: pid, the address of A, the address and
+  // value of the sender's ProcessToken, in place of the SegmentId, to read with the kernel)
+  // and that array's leading dimension.
   static constexpr int kWhere = 8;
-  static constexpr std::int64_t kPacked = 0, kMapped = 1;
+  static constexpr std::int64_t kPacked = 0, kMapped = 1, kHuge = 2;
 
   // from: each send's array of A (parallel to out; empty: env.a and env.sa for all).
   WindowStep(const Env& env, std::vector<const Transfer*> out, std::vector<const Transfer*> in,
@@ -172,7 +185,7 @@ class WindowStep : public DeferredStep {
     const double t0 = MPI_Wtime();
     std::int64_t step_bytes = 0;
     for (std::size_t k = 0; k < out_.size(); ++k)
-      if (!from_[k].mapped) step_bytes += out_[k]->elements() * static_cast<std::int64_t>(sizeof(T));
+      if (!from_[k].mapped && !from_[k].huge) step_bytes += out_[k]->elements() * static_cast<std::int64_t>(sizeof(T));
     const std::int64_t base = env_.win->mine() && step_bytes > 0 ? env_.win->room(step_bytes) : -1;
     std::int64_t at = std::max<std::int64_t>(0, base);  // bytes into this rank's segment
     const std::int64_t room = base < 0 ? 0 : env_.win->segment_bytes();
@@ -183,6 +196,8 @@ class WindowStep : public DeferredStep {
       w[5] = -1, w[6] = kPacked, w[7] = 0;
       if (from_[k].mapped) {
         tell_mapped(k, w);
+      } else if (from_[k].huge) {
+        tell_huge(k, w);
       } else if (env_.win->mine() && at + bytes <= room) {
         const Walk wk(*from_[k].sa, t);
         pack_columns<T>(wk, packed_runs(wk.rows), static_cast<const T*>(from_[k].a), from_[k].sa->ld, 0, wk.ncols,
@@ -215,13 +230,16 @@ class WindowStep : public DeferredStep {
         const std::int64_t bytes = t.elements() * static_cast<std::int64_t>(sizeof(T));
         moved_.received += bytes;
         const char* base = nullptr;
-        if (w[5] >= 0 && w[6] == kMapped) {
+        const bool direct = w[5] >= 0 && (w[6] == kMapped || w[6] == kHuge);  // copied out of the sender's A
+        if (direct && w[6] == kMapped) {
           copy_mapped(t, w, q);
+        } else if (direct) {
+          read_huge(t, w, q);
         } else if (w[5] >= 0) {
           base = map_peer(SegmentId{w[0], w[1], w[2], w[3], w[4]}, &said_in_[q]);
           if (base && w[5] + bytes > w[4]) base = nullptr, said_in_[q] = EINVAL;
         }
-        if (w[5] >= 0 && w[6] == kMapped && said_in_[q] == 0) {
+        if (direct && said_in_[q] == 0) {
           // copied straight out of the sender's array
         } else if (base) {
           const double t0 = MPI_Wtime();
@@ -270,6 +288,25 @@ class WindowStep : public DeferredStep {
     if (!at) return;
     w[0] = at->id.pid, w[1] = at->id.fd, w[2] = at->id.gen, w[3] = at->id.token, w[4] = at->id.bytes;
     w[5] = at->offset, w[6] = kMapped, w[7] = f.sa->ld;
+  }
+  // A send out of huge pages: where this process's A is, for the receiver's kernel read.
+  void tell_huge(std::size_t k, std::int64_t* w) const {
+    std::int64_t who[3];
+    huge_identity(who);
+    w[0] = who[0], w[1] = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(from_[k].a));
+    w[2] = who[1], w[3] = who[2], w[4] = 0, w[5] = 0, w[6] = kHuge, w[7] = from_[k].sa->ld;
+  }
+  // A receive out of the sender's A in huge pages (where w says), read into B with the
+  // kernel after checking the sender's token; said_in_[q] the errno when it cannot be (the
+  // sender then sends it by message).
+  void read_huge(const Transfer& t, const std::int64_t* w, std::size_t q) {
+    Side sa = *env_.sa;
+    sa.ld = w[7];
+    const std::int64_t who[3] = {w[0], w[2], w[3]};
+    const double t0 = MPI_Wtime();
+    said_in_[q] = sa.ld < 1 ? EINVAL : read_huge_pages(who, static_cast<std::uint64_t>(w[1]), sa, *env_.sb, env_.b, sizeof(T), t);
+    moved_.unpack_s += MPI_Wtime() - t0;
+    if (said_in_[q] == 0) moved_.single += t.elements() * static_cast<std::int64_t>(sizeof(T));
   }
   // A receive out of the sender's mapped array (where w says), straight into B with the
   // local-copy kernels; said_in_[q] the errno when it cannot be mapped or the span is not

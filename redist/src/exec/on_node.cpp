@@ -19,10 +19,32 @@ Route Routing::route(const Transfer& t, int me, std::size_t elem_bytes, const Se
   const int peer = t.src == me ? t.dst : t.src;
   if (!node || peer == me || !std::binary_search(node->begin(), node->end(), peer)) return Route::Message;
   if (reads && reads_in_place(t, elem_bytes, mode, transport)) return Route::SingleCopy;
-  if (window && transport == Transport::Auto && std::binary_search(window_ranks.begin(), window_ranks.end(), peer))
-    return mapped && t.src == me && from.a && from.sa && mapped_source(t, elem_bytes, from) ? Route::MappedRead
-                                                                                          : Route::Window;
-  return Route::Message;
+  if (!window || transport != Transport::Auto || !std::binary_search(window_ranks.begin(), window_ranks.end(), peer))
+    return Route::Message;
+  if (t.src != me || !from.a || !from.sa) return Route::Window;
+  if (mapped && mapped_source(t, elem_bytes, from)) return Route::MappedRead;
+  // the cheap test first: huge_source asks the kernel
+  if (huge && reads_huge(t, elem_bytes, mode, transport, true) && huge_source(t, elem_bytes, from)) return Route::HugeRead;
+  return Route::Window;
+}
+
+bool Routing::may_read_huge(const Transfer& t, std::size_t elem_bytes) const {
+  return huge && reads_huge(t, elem_bytes, mode, transport, true);
+}
+
+bool huge_source(const Transfer& t, std::size_t elem_bytes, const SendFrom& from) {
+  const Walk w(*from.sa, t);
+  auto first_local = [](const std::vector<LocalRun>& runs) {
+    std::int64_t first = -1;
+    for (const auto& r : runs)
+      if (r.len > 0 && r.count > 0) first = first < 0 ? r.start : std::min(first, r.start);
+    return first;
+  };
+  const std::int64_t row = first_local(w.rows), col = first_local(w.cols);
+  if (row < 0 || col < 0) return false;
+  const auto eb = static_cast<std::int64_t>(elem_bytes);
+  const std::int64_t first = (col * from.sa->ld + row) * eb, span = walk_span(w, from.sa->ld) * eb;
+  return span > first && huge_paged(static_cast<const char*>(from.a) + first, span - first);
 }
 
 bool mapped_source(const Transfer& t, std::size_t elem_bytes, const SendFrom& from) {
@@ -48,6 +70,7 @@ Routing make_routing(MPI_Comm user_comm, const ExecOptions& opt, bool collective
             (opt.single_copy == SingleCopy::On || (opt.single_copy == SingleCopy::Auto && opt.transport == Transport::Auto));
   r.window = opt.node_window && opt.transport == Transport::Auto && node_window_supported();
   r.mapped = r.window && opt.mapped_read;
+  r.huge = r.window && r.reads && opt.single_copy == SingleCopy::Auto;
   if (collective && (r.reads || r.window)) r.node = &node_ranks(user_comm);
   if (r.node && r.window) {
     int me = 0;
@@ -60,7 +83,7 @@ Routing make_routing(MPI_Comm user_comm, const ExecOptions& opt, bool collective
 namespace {
 
 struct WindowMoved {
-  std::int64_t sent = 0, received = 0, window = 0, mapped = 0;
+  std::int64_t sent = 0, received = 0, window = 0, mapped = 0, single = 0;
   double pack_s = 0, unpack_s = 0;
 };
 
@@ -81,7 +104,7 @@ ErasedWindowStep window_step(MPI_Comm comm, const NodeWindow* win, const ItemArr
   return {[step] { step->begin(); },
           [step] {
             const auto m = step->end();  // the step moves itself into the window's pending list
-            return WindowMoved{m.sent, m.received, m.window, m.mapped, m.pack_s, m.unpack_s};
+            return WindowMoved{m.sent, m.received, m.window, m.mapped, m.single, m.pack_s, m.unpack_s};
           }};
 }
 
@@ -116,6 +139,7 @@ void OnNode::add(std::size_t item, const ItemArrays& arrays, const Transfer* t, 
   Item& it = *items_.back();
   if (!from.a && !from.sa) from = SendFrom{arrays.sa, arrays.a};
   from.mapped = r == Route::MappedRead;
+  from.huge = r == Route::HugeRead;
   if (r == Route::SingleCopy)
     (send ? it.read_out : it.read_in).push_back(t);
   else
@@ -131,7 +155,7 @@ void OnNode::begin() {
   for (const auto& it : items_) {
     std::int64_t bytes = 0;
     for (std::size_t k = 0; k < it->win_out.size(); ++k)
-      if (!it->win_from[k].mapped) bytes += it->win_out[k]->elements() * static_cast<std::int64_t>(it->x.elem_bytes);
+      if (!it->win_from[k].mapped && !it->win_from[k].huge) bytes += it->win_out[k]->elements() * static_cast<std::int64_t>(it->x.elem_bytes);
     need += (bytes + NodeWindow::kStepAlign - 1) / NodeWindow::kStepAlign * NodeWindow::kStepAlign;
     any_window = any_window || !it->win_out.empty() || !it->win_in.empty();
   }
@@ -168,6 +192,7 @@ void OnNode::end(ExecStats& st) {
       st.bytes_received += m.received;
       st.bytes_window += m.window;
       st.bytes_mapped += m.mapped;
+      st.bytes_single_copy += m.single;
       st.pack_s += m.pack_s;
       st.unpack_s += m.unpack_s;
       it->shared.reset();

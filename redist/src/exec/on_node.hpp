@@ -23,9 +23,12 @@ namespace redist::exec {
 
 // MappedRead: a send through the window's words out of a mapped array (redist_alloc): the
 // receiver copies the pieces straight out of the sender's array, one copy (node_window.hpp,
-// WindowStep). The sender's choice (it alone knows where its array lies), told to the
-// receiver in the window's word, so a receive's route is Window either way.
-enum class Route { Message, SingleCopy, Window, MappedRead };
+// WindowStep). HugeRead: a send through the window's words out of an array of A in huge
+// pages whose pieces are long (reads_huge, segments.hpp): the receiver reads them straight
+// out of the sender's A with the kernel (process_vm_readv), one copy. Both are the sender's
+// choice (it alone knows where its array lies and how it is paged), told to the receiver in
+// the window's word, so a receive's route is Window either way.
+enum class Route { Message, SingleCopy, Window, MappedRead, HugeRead };
 
 // The choice per transfer. `node` null: every transfer by message (no node map asked: an
 // exchange under Agreement::Local, whose start() makes no collective call, or a transport
@@ -39,10 +42,13 @@ struct Routing {
   bool reads = false;                      // single copy possible on this system
   bool window = false;                     // the node window possible on this system
   bool mapped = false;                     // window sends out of mapped arrays copied by the receiver
+  bool huge = false;                       // window sends out of huge pages read by the receiver (reads_huge)
   SingleCopy mode = SingleCopy::Auto;
   Transport transport = Transport::Auto;
-  // from: a send's array of A (for MappedRead; empty: not asked).
+  // from: a send's array of A (for MappedRead and HugeRead; empty: not asked).
   Route route(const Transfer& t, int me, std::size_t elem_bytes, const SendFrom& from = {}) const;
+  // Whether the sender of receive t may choose HugeRead (its pieces are long enough).
+  bool may_read_huge(const Transfer& t, std::size_t elem_bytes) const;
 };
 
 // Whether the pieces of send t (elements of elem_bytes) lie in one mapped array of this
@@ -53,6 +59,10 @@ bool mapped_source(const Transfer& t, std::size_t elem_bytes, const SendFrom& fr
 // (`job` null: WindowPairs::Any), or `me` and the ranks outside `job` (the sorted ranks of
 // me's MPI job: WindowPairs::OtherJobs).
 std::vector<int> joined_by_window(const std::vector<int>& node, const std::vector<int>* job, int me);
+
+// Whether the pieces of send t lie in huge pages of this process (huge_paged over their
+// span in the send's array of A: kHugeProbes ioctls, whatever the size).
+bool huge_source(const Transfer& t, std::size_t elem_bytes, const SendFrom& from);
 
 // The routing of an exchange on `user_comm` (collective the first time per communicator
 // when `collective`: the node map; else every transfer by message).

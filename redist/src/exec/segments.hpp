@@ -70,6 +70,32 @@ inline bool reads_in_place(const Transfer& t, std::size_t esize, SingleCopy mode
   return single_copy_pays(t, esize);
 }
 
+// Pieces at least this long on average on the sender's side make a window send read by
+// its receiver in one copy (process_vm_readv) when the sender's array of A lies in huge
+// pages: there the kernel pins the other process's memory 2 MiB at a time, and the read
+// (15.9 GB/s here) beats the window's pack and unpack (9.8 GB/s) from pieces of ~16 KiB
+// (malleable-redist-bench mapped --huge: 0.44-1.07x the window's time); on 4 KiB pages it
+// pins page by page (7.8 GB/s: 1.2-2.2x the window's time) and the window stays.
+constexpr std::int64_t kHugeReadMinPieceBytes = std::int64_t{16} << 10;
+
+// The mean bytes of transfer t's contiguous row pieces in the sender's array of A (pieces
+// that touch there counted as one; 0 when it has none). O(row runs).
+inline std::int64_t sender_piece_bytes(const Transfer& t, std::size_t esize) {
+  std::int64_t elements = 0;
+  for (const auto& r : t.rows) elements += r.len * r.count;
+  const std::int64_t pieces = side_pieces(t, false);
+  return pieces > 0 ? elements * static_cast<std::int64_t>(esize) / pieces : 0;
+}
+
+// Whether a send that reads_in_place leaves to the node window is read by its receiver in
+// one copy instead: under SingleCopy::Auto and Transport::Auto, when the sender's A holding
+// it lies in huge pages (`huge`: the sender's fact, told to the receiver in the window's
+// word) and its pieces there average at least kHugeReadMinPieceBytes. On and Off keep
+// their routes (every transfer read; none). The sender alone decides. Pure.
+inline bool reads_huge(const Transfer& t, std::size_t esize, SingleCopy mode, Transport tr, bool huge) {
+  return huge && mode == SingleCopy::Auto && tr == Transport::Auto && sender_piece_bytes(t, esize) >= kHugeReadMinPieceBytes;
+}
+
 // One contiguous stretch: `len` elements at element offset `src` of the source's local
 // array and `dst` of the destination's.
 struct Segment {

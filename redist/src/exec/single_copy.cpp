@@ -6,9 +6,12 @@
 #include "../mpi_guard.hpp"
 #include "mapped.hpp"
 #include "mapped_registry.hpp"
+#include "node_window.hpp"
 #include "tags.hpp"
 #include "waiting.hpp"
 
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -53,6 +56,53 @@ int check_peer(long pid, std::uint64_t address, std::uint64_t value) {
   rd.add({0, 0, static_cast<std::int64_t>(sizeof seen)});
   if (const int e = rd.finish(); e != 0) return e;
   return seen == value ? 0 : ESRCH;
+}
+
+namespace {
+// PAGEMAP_SCAN's argument and answer (linux/fs.h, Linux 6.7; spelled here for older headers).
+struct PageRegion {
+  std::uint64_t start = 0, end = 0, categories = 0;
+};
+struct PageScanArg {
+  std::uint64_t size = sizeof(PageScanArg), flags = 0, start = 0, end = 0, walk_end = 0, vec = 0, vec_len = 0,
+                max_pages = 0, category_inverted = 0, category_mask = 0, category_anyof_mask = 0, return_mask = 0;
+};
+constexpr std::uint64_t kPageIsHuge = 1u << 6;
+constexpr unsigned long kPagemapScan = _IOWR('f', 16, PageScanArg);
+
+// /proc/self/pagemap, opened once; -1 where it cannot be.
+int pagemap_fd() {
+  static const int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  return fd;
+}
+}  // namespace
+
+bool huge_paged(const void* p, std::int64_t bytes) {
+#if defined(SMPI_SHARED_MALLOC) || !defined(__linux__)
+  (void)p, (void)bytes;
+  return false;
+#else
+  static bool unsupported = false;
+  const int fd = pagemap_fd();
+  if (unsupported || fd < 0 || !p || bytes <= 0) return false;
+  const auto lo = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p));
+  const std::uint64_t page = 4096;
+  int huge = 0;
+  for (int i = 0; i < kHugeProbes; ++i) {
+    const std::uint64_t at = (lo + static_cast<std::uint64_t>(bytes - 1) * static_cast<std::uint64_t>(i) / (kHugeProbes - 1)) & ~(page - 1);
+    PageRegion r;
+    PageScanArg a;
+    a.start = at, a.end = at + page, a.vec = reinterpret_cast<std::uintptr_t>(&r), a.vec_len = 1;
+    a.category_mask = a.return_mask = kPageIsHuge;
+    const int n = ioctl(fd, kPagemapScan, &a);
+    if (n < 0) {
+      unsupported = errno == ENOTTY || errno == EINVAL || errno == EPERM;  // no PAGEMAP_SCAN: ask no more
+      return false;
+    }
+    huge += n > 0 ? 1 : 0;
+  }
+  return 4 * huge >= 3 * kHugeProbes;
+#endif
 }
 
 SegmentReader::SegmentReader(long pid, std::uint64_t remote, char* local, std::size_t esize, bool write)
@@ -106,6 +156,21 @@ void SegmentReader::flush() {
 #endif
   nl_ = nr_ = 0;
   want_ = 0;
+}
+
+void huge_identity(std::int64_t* w3) {
+  const ProcessToken tok = process_token();
+  w3[0] = static_cast<std::int64_t>(getpid());
+  w3[1] = static_cast<std::int64_t>(tok.address), w3[2] = static_cast<std::int64_t>(tok.value);
+}
+
+int read_huge_pages(const std::int64_t* who, std::uint64_t remote, const Side& sa, const Side& sb, void* b,
+                    std::size_t esize, const Transfer& t) {
+  const auto pid = static_cast<long>(who[0]);
+  if (const int e = check_peer(pid, static_cast<std::uint64_t>(who[1]), static_cast<std::uint64_t>(who[2])); e != 0) return e;
+  SegmentReader rd(pid, remote, static_cast<char*>(b), esize);
+  for_each_segment(Walk(sa, t), sa.ld, Walk(sb, t), sb.ld, [&](const Segment& sg) { rd.add(sg); });
+  return rd.finish();
 }
 
 namespace {

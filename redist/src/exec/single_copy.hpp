@@ -42,6 +42,15 @@ ProcessToken process_token();
 // single-copy-refused makes it return EPERM, as a system that forbids the read does.
 int check_peer(long pid, std::uint64_t address, std::uint64_t value);
 
+// Whether this process's memory [p, p + bytes) lies in huge pages (transparent or
+// hugetlb), as the kernel's page tables say now: kHugeProbes pages spread evenly over it,
+// each asked with one PAGEMAP_SCAN ioctl on /proc/self/pagemap (opened once per process;
+// Linux 6.7 on), huge when at least 3 of 4 probes are. Bounded whatever the size: ~1 us a
+// probe here (no /proc text parsed, no walk of the whole range). False where the ioctl is
+// missing or refused (the window then keeps every send, as before).
+bool huge_paged(const void* p, std::int64_t bytes);
+inline constexpr int kHugeProbes = 8;
+
 // Copies segments between this process and process `pid`, elements of esize bytes:
 // reads them from its memory at `remote` (bytes) into `local` (process_vm_readv), or with
 // `write` writes them from `local` into its memory at `remote` (process_vm_writev). A

@@ -100,7 +100,11 @@ struct ExecOptions {
   // contiguous pieces average at least 1 MiB (exec/segments.hpp; from there one kernel
   // read of a piece measured even with packing and unpacking it, and the sender stages
   // nothing: malleable-redist-bench cma, docs/data/single_copy.txt). A kernel read costs ~1 us a
-  // piece and 1.6-3.5x a memcpy a byte, so shorter pieces go through the window. On:
+  // piece and 1.6-3.5x a memcpy a byte, so shorter pieces go through the window, except
+  // where the sender's A lies in huge pages (as the kernel's page tables say) and its
+  // pieces there average at least 16 KiB: the sender says so in the window's word and the
+  // receiver reads them with the kernel (pinned 2 MiB at a time, the read beats pack and
+  // unpack; counted in ExecStats::bytes_single_copy). On:
   // every transfer between two ranks of one node (any transport). Off: none. Both ends
   // of a transfer decide from the transfer alone, so they agree. Where the system forbids
   // the read, that transfer goes by message (the result is the same). Every rank must
