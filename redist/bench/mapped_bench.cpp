@@ -20,7 +20,12 @@
 // single-copy-huge, the window and the kernel's single copy again with A and B in mappings
 // of their own at 2 MiB alignment, madvise(MADV_HUGEPAGE) before the first touch
 // (transparent huge pages: the kernel then pins the other process's pages of a single copy
-// per 2 MiB instead of per 4 KiB); the row then also gives rank 0's memory in huge pages.
+// per 2 MiB instead of per 4 KiB), then auto and auto-huge: the default options
+// (SingleCopy::Auto: a window send out of huge pages with pieces of 16 KiB and more read by
+// its receiver with the kernel, reads_huge) on the ordinary arrays and on the huge ones, so
+// auto-huge against window-huge is the default before and after that choice on huge pages,
+// and auto against window the same on ordinary pages (where nothing should change); the row
+// then also gives rank 0's memory in huge pages.
 // Every route's B is compared bit for bit with the window's, and the window's with the
 // values every element must have. One line per change and size; the load average before and after
 // each, and whether it stayed within the job's ranks (quiet: yes; else **no**, and the row's
@@ -55,9 +60,11 @@ using redist::bench::bound::Change;
 using redist::bench::bound::Times;
 using redist::bench::bound::timed;
 
-constexpr int kRoutes = 6;  // window, single-copy, mapped, mapped-kept; with --huge window-huge, single-copy-huge
+constexpr int kRoutes = 8;  // window, single-copy, mapped, mapped-kept; with --huge window-huge, single-copy-huge, auto, auto-huge
 constexpr int kPlainRoutes = 4;
-const char* const kRouteNames[kRoutes] = {"window", "single-copy", "mapped", "mapped-kept", "window-huge", "single-copy-huge"};
+constexpr int kAuto = 6;  // the default options on the ordinary arrays (its own B)
+const char* const kRouteNames[kRoutes] = {"window",           "single-copy", "mapped", "mapped-kept", "window-huge",
+                                          "single-copy-huge", "auto",        "auto-huge"};
 
 double value(std::int64_t i, std::int64_t j) { return static_cast<double>(i) * 1e-3 + static_cast<double>(j) * 7.0; }
 
@@ -67,7 +74,7 @@ struct Row {
   std::int64_t n = 0;
   double kept_mib = 0, moved_mib = 0, copy_gbs = 0, bound_s = 0, load_before = 0, load_after = 0, huge_mib = -1;
   Times t[kRoutes];
-  double first[kRoutes] = {0, 0, 0, 0, 0, 0};
+  double first[kRoutes] = {};
   bool same = true;
   int ranks = 0;
 };
@@ -122,7 +129,7 @@ void route_options(redist::ExecOptions (&opt)[kRoutes]) {
   opt[1].single_copy = redist::SingleCopy::On;
   opt[3].mapped_keep = true;
   opt[4].single_copy = redist::SingleCopy::Off;
-  opt[5].single_copy = redist::SingleCopy::On;
+  opt[5].single_copy = redist::SingleCopy::On;  // 6 and 7: the default options
 }
 
 // Each route's arrays on this rank: its A (null off A's grid) and its B (null off B's grid).
@@ -157,7 +164,8 @@ Times repeat(const redist::RedistPlan& plan, const redist::bench::LocalPart& a, 
   return probe;
 }
 
-// The huge routes' arrays (empty without --huge): A, and B for each of the two.
+// The huge routes' arrays (empty without --huge): A, and B for each route past the plain
+// ones but auto (whose arrays are ordinary).
 struct HugeArrays {
   std::unique_ptr<HugeArray> a, b[kRoutes - kPlainRoutes];
 };
@@ -169,9 +177,12 @@ RouteArrays route_arrays(const redist::bench::LocalPart& a, const double* am, st
   x.lda = a.ld;
   x.ldb = b[0].ld;
   for (int k = 0; k < routes; ++k) {
-    const bool huge = k >= kPlainRoutes;
-    x.a[k] = !a.in ? nullptr : huge ? h.a->data() : k >= 2 ? am : a.ptr();
-    x.b[k] = !b[0].in ? nullptr : huge ? h.b[k - kPlainRoutes]->data() : b[static_cast<std::size_t>(k)].ptr();
+    const bool huge = k >= kPlainRoutes && k != kAuto;
+    x.a[k] = !a.in ? nullptr : huge ? h.a->data() : k >= 2 && k < kPlainRoutes ? am : a.ptr();
+    x.b[k] = !b[0].in                ? nullptr
+             : huge                  ? h.b[k - kPlainRoutes]->data()
+             : k == kAuto            ? b[kPlainRoutes].ptr()
+                                     : b[static_cast<std::size_t>(k)].ptr();
   }
   return x;
 }
@@ -181,8 +192,8 @@ RouteArrays route_arrays(const redist::bench::LocalPart& a, const double* am, st
 bool all_same(const redist::Layout& lb, int me, const std::vector<redist::bench::LocalPart>& b, const HugeArrays& h,
               int routes) {
   int ok = redist::bench::wrong_elements(lb, me, b[0], value) == 0;
-  for (std::size_t k = 1; k < kPlainRoutes; ++k) ok = ok && b[k].data == b[0].data;
-  for (int k = kPlainRoutes; k < routes; ++k) ok = ok && h.b[k - kPlainRoutes]->same(b[0].data);
+  for (std::size_t k = 1; k < b.size(); ++k) ok = ok && b[k].data == b[0].data;
+  for (int k = kPlainRoutes; k < routes; ++k) ok = ok && (k == kAuto || h.b[k - kPlainRoutes]->same(b[0].data));
   MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   return ok == 1;
 }
@@ -200,11 +211,12 @@ Row run_case(const Change& c, int mib, int reps, int me, int P, bool huge) {
   const auto a = redist::bench::local_part(la, me, true, value);
   redist::MappedArray<double> am(std::max<std::size_t>(1, a.data.size()));
   std::copy(a.data.begin(), a.data.end(), am.data());
-  std::vector<redist::bench::LocalPart> b(kPlainRoutes, redist::bench::sized_part(lb, me, 0.0));
+  std::vector<redist::bench::LocalPart> b(huge ? kPlainRoutes + 1 : kPlainRoutes, redist::bench::sized_part(lb, me, 0.0));
   HugeArrays h;
   if (huge) {
     h.a = std::make_unique<HugeArray>(a.data.size(), a.data);
-    for (auto& x : h.b) x = std::make_unique<HugeArray>(b[0].data.size(), b[0].data);
+    for (int k = kPlainRoutes; k < kRoutes; ++k)
+      if (k != kAuto) h.b[k - kPlainRoutes] = std::make_unique<HugeArray>(b[0].data.size(), b[0].data);
   }
   row.load_before = redist::bench::bound::load_average();
   const Times probe = repeat(plan, a, route_arrays(a, am.data(), b, h, row.routes), reps, row);
@@ -279,7 +291,7 @@ int case_mapped(int me, int P, int argc, char** argv) {
   app.add_option("--reps", reps, "repetitions after an uncounted first call, the routes interleaved")->check(CLI::Range(1, 1000));
   app.add_option("--out", out, "also write the table to this file (rank 0)");
   bool huge = false;
-  app.add_flag("--huge", huge, "also the window and the single copy with A and B in transparent huge pages");
+  app.add_flag("--huge", huge, "also the window, the single copy and the default options with A and B in transparent huge pages, and the default options on ordinary arrays");
   if (auto rc = redist::calib::parse_or_exit(app, argc, argv, me)) return *rc;
   std::vector<Change> changes;
   try {
