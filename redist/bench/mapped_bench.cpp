@@ -10,7 +10,8 @@
 //                sender's array in each call (its pages as it reads them);
 //   mapped-kept  the same with ExecOptions::mapped_keep: the mappings kept from call to call.
 // Each repetition runs a copy probe (every rank memcpy's its local matrix, all at once; the
-// copy rate is the best repetition's) and then the four routes, in that order. The
+// copy rate is the best repetition's) and then the routes, in the table's order in odd
+// repetitions and in the reverse order in even ones (so no route always follows another). The
 // single-copy bound of a change is max over ranks of (kept_r + moved_r) / copy rate (no
 // redistribution between distinct arrays can beat it; malleable/redist/bound.hpp); the
 // fraction of a route is bound / its time (best, and median of the repetitions). The first
@@ -75,6 +76,7 @@ struct Row {
   double kept_mib = 0, moved_mib = 0, copy_gbs = 0, bound_s = 0, load_before = 0, load_after = 0, huge_mib = -1;
   Times t[kRoutes];
   double first[kRoutes] = {};
+  double read[kRoutes] = {};  // of the bytes received (all ranks, all timed calls), those read by the kernel
   bool same = true;
   int ranks = 0;
 };
@@ -140,27 +142,33 @@ struct RouteArrays {
 };
 
 // The copy probe's and the routes' repetitions (the first, untimed, warms up: maps, faults);
-// returns the probe's times.
+// returns the probe's times; row.read: each route's share of the received bytes the kernel read.
 Times repeat(const redist::RedistPlan& plan, const redist::bench::LocalPart& a, const RouteArrays& x, int reps, Row& row) {
   redist::ExecOptions opt[kRoutes];
   route_options(opt);
   std::vector<double> copy(a.data.size());
   Times probe;
+  double single[kRoutes] = {}, received[kRoutes] = {};
   for (int r = 0; r < reps + 1; ++r) {
     const double tp = timed(MPI_COMM_WORLD, [&] {
       if (!copy.empty()) std::memcpy(copy.data(), a.data.data(), copy.size() * sizeof(double));
     });
     if (r > 0) probe.add(tp);
-    for (int k = 0; k < row.routes; ++k) {
+    for (int i = 0; i < row.routes; ++i) {
+      const int k = r % 2 == 0 ? row.routes - 1 - i : i;
+      redist::ExecStats st;
       const double s = timed(MPI_COMM_WORLD, [&] {
-        redist::redistribute<double>(MPI_COMM_WORLD, plan, x.a[k], x.lda, x.b[k], x.ldb, opt[k]);
+        redist::redistribute<double>(MPI_COMM_WORLD, plan, x.a[k], x.lda, x.b[k], x.ldb, opt[k], &st);
       });
       if (r > 0)
-        row.t[k].add(s);
+        row.t[k].add(s), single[k] += static_cast<double>(st.bytes_single_copy), received[k] += static_cast<double>(st.bytes_received);
       else
         row.first[k] = s;
     }
   }
+  MPI_Allreduce(MPI_IN_PLACE, single, kRoutes, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, received, kRoutes, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  for (int k = 0; k < kRoutes; ++k) row.read[k] = received[k] > 0 ? single[k] / received[k] : 0;
   return probe;
 }
 
@@ -243,7 +251,7 @@ void print(FILE* f, const Row& r) {
     std::fprintf(f, " %.5f | %.5f | %.2f | %.2f |", t.best(), t.median(), r.bound_s / t.best(), r.bound_s / t.median());
   }
   for (int k = 0; k < r.routes; ++k) std::fprintf(f, " %.5f |", r.first[k]);
-  if (r.routes > kPlainRoutes) std::fprintf(f, " %.0f |", r.huge_mib);
+  if (r.routes > kPlainRoutes) std::fprintf(f, " %.0f | %.2f | %.2f |", r.huge_mib, r.read[kAuto], r.read[kAuto + 1]);
   const bool quiet = r.load_before >= 0 && r.load_before <= r.ranks && r.load_after >= 0 && r.load_after <= r.ranks;
   std::fprintf(f, " %s | %.2f-%.2f | %s |\n", r.same ? "yes" : "NO", r.load_before, r.load_after, quiet ? "yes" : "**no**");
 }
@@ -258,7 +266,7 @@ std::string head(int routes) {
     cols += 4;
   }
   for (int k = 0; k < routes; ++k) h += " " + std::string(kRouteNames[k]) + " first s |", ++cols;
-  if (routes > kPlainRoutes) h += " rank 0 huge-page MiB |", ++cols;
+  if (routes > kPlainRoutes) h += " rank 0 huge-page MiB | auto read by the kernel | auto-huge read by the kernel |", cols += 3;
   h += " identical | load1 | quiet |\n|";
   for (cols += 3; cols > 0; --cols) h += "---|";
   return h + "\n";

@@ -58,14 +58,16 @@ struct Outcome {
   redist::ExecStats st;
 };
 
-// Row blocks mb -> mbb over 2 -> 2 process rows (the second grid starting at row 1), n
-// columns, doubles; A in huge pages. *all_huge: every rank's A in huge pages.
-Outcome run(std::int64_t m, std::int64_t n, std::int64_t mb, std::int64_t mbb, redist::SingleCopy mode, bool* all_huge) {
+// Row blocks mb -> mbb over P -> P process rows (the second grid starting at row 1; `wide`:
+// over P process columns instead, whole rows), n columns, doubles; A in huge pages.
+// *all_huge: every rank's A in huge pages.
+Outcome run(std::int64_t m, std::int64_t n, std::int64_t mb, std::int64_t mbb, redist::SingleCopy mode, bool* all_huge,
+            bool wide = false) {
   int me = 0, P = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   const Layout a = Layout::block_cyclic(m, n, mb, 3, P, 1);
-  const Layout b = Layout::block_cyclic(m, n, mbb, 5, P, 1, 1, 0);
+  const Layout b = wide ? Layout::block_cyclic(m, n, mbb, 5, 1, P) : Layout::block_cyclic(m, n, mbb, 5, P, 1, 1, 0);
   const auto A0 = fill_local<double>(a, me, true);
   HugeArray A(A0.data.size() * sizeof(double));
   std::memcpy(A.p, A0.data.data(), A.len);
@@ -83,10 +85,12 @@ Outcome run(std::int64_t m, std::int64_t n, std::int64_t mb, std::int64_t mbb, r
   for (std::size_t k = 0; k < B.data.size(); ++k)
     if (std::memcmp(&B.data[k], &want.data[k], sizeof(double)) != 0) ++o.bad;
   const auto plan = redist::make_plan(a, b, redist::Region::whole(a), P, redist::ScheduleKind::Default, me);
+  const redist::exec::Side sa{a.row_axis(), a.col_axis(), 0, 0, 1, false};  // the senders' A (ld: not used here)
   for (const auto& t : plan.transfers) {
     if (t.dst != me || t.src == me) continue;
     const bool in_place = redist::exec::reads_in_place(t, 8, mode, redist::Transport::Auto);
-    const bool by_huge = !in_place && redist::exec::reads_huge(t, 8, mode, redist::Transport::Auto, true);
+    const bool by_huge =
+        !in_place && redist::exec::reads_huge(redist::exec::Walk(sa, t).rows, 8, mode, redist::Transport::Auto, true);
     o.expect_read += in_place || by_huge ? t.elements() * 8 : 0;
     o.expect_huge += by_huge ? t.elements() * 8 : 0;
   }
@@ -104,6 +108,19 @@ TEST(RedistHugeRead, LongPiecesOutOfHugePagesAreReadInOneCopy) {
   EXPECT_GT(sum(o.expect_huge), 0);
   EXPECT_EQ(o.st.bytes_single_copy, o.expect_read);
   EXPECT_EQ(o.st.bytes_single_copy + o.st.bytes_window, o.st.bytes_received);
+  EXPECT_EQ(sum(o.st.bytes_single_copy), sum(o.st.bytes_received));
+}
+
+// Row blocks of 64 -> 100 onto whole rows (P x 1 -> 1 x P): the plan's row runs cut A's
+// local column at every edge of both (64, 36, 28, ... rows), but in A they touch, so the
+// sender's column is one stretch and the receiver reads it in one copy.
+TEST(RedistHugeRead, PiecesThatTouchInAAreOneStretch) {
+  bool huge = false;
+  const Outcome o = run(24 * kRows, 64, 64, 100, redist::SingleCopy::Auto, &huge, true);
+  EXPECT_EQ(sum(o.bad), 0);
+  if (!huge) GTEST_SKIP() << "transparent huge pages unavailable here";
+  EXPECT_GT(sum(o.expect_huge), 0);
+  EXPECT_EQ(o.st.bytes_single_copy, o.expect_read);
   EXPECT_EQ(sum(o.st.bytes_single_copy), sum(o.st.bytes_received));
 }
 

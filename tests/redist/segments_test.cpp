@@ -236,31 +236,35 @@ TEST(Segments, ReadsInPlaceByMeanPieceUnderAuto) {
 }
 
 // A window send out of huge pages is read by its receiver exactly when the sender says its
-// A is in huge pages and its pieces on A's side average kHugeReadMinPieceBytes (pieces
-// that touch in A counted as one, whatever B's side), under Auto and Transport::Auto only.
-TEST(Segments, ReadsHugeByTheSendersPagesAndPieces) {
+// A is in huge pages and its row pieces in A, joined where they touch (in ascending order,
+// across runs: blocks 64 -> 100 rows leave pieces of 64, 36, 28, ... rows that touch),
+// average kHugeReadMinPieceBytes, under Auto and Transport::Auto only; it stops counting
+// once they cannot.
+TEST(Segments, ReadsHugeByTheSendersPagesAndStretches) {
   using redist::SingleCopy;
   using redist::Transport;
-  const std::int64_t rows = kHugeReadMinPieceBytes / 8;
-  Transfer at, below, touching;
-  at.rows = {{0, rows, 3, 2 * rows, 2 * rows, 2 * rows}};          // 3 pieces at the threshold
-  below.rows = {{0, rows - 1, 3, 2 * rows, 2 * rows, 2 * rows}};   // one double short
-  touching.rows = {{0, 64, rows / 64, 128, 64, 128}};              // 64-row pieces, one stretch in A
-  EXPECT_EQ(sender_piece_bytes(at, sizeof(double)), kHugeReadMinPieceBytes);
-  EXPECT_EQ(sender_piece_bytes(below, sizeof(double)), kHugeReadMinPieceBytes - 8);
-  EXPECT_EQ(sender_piece_bytes(touching, sizeof(double)), kHugeReadMinPieceBytes);
-  EXPECT_EQ(sender_piece_bytes(Transfer{}, sizeof(double)), 0);
-  EXPECT_TRUE(reads_huge(at, sizeof(double), SingleCopy::Auto, Transport::Auto, true));
-  EXPECT_TRUE(reads_huge(touching, sizeof(double), SingleCopy::Auto, Transport::Auto, true));
-  EXPECT_FALSE(reads_huge(at, sizeof(double), SingleCopy::Auto, Transport::Auto, false));  // ordinary pages
-  EXPECT_FALSE(reads_huge(below, sizeof(double), SingleCopy::Auto, Transport::Auto, true));
-  EXPECT_TRUE(reads_huge(below, 2 * sizeof(double), SingleCopy::Auto, Transport::Auto, true));  // complex
-  EXPECT_FALSE(reads_huge(at, sizeof(double), SingleCopy::Off, Transport::Auto, true));
-  EXPECT_FALSE(reads_huge(at, sizeof(double), SingleCopy::On, Transport::Auto, true));  // On reads in place already
-  EXPECT_FALSE(reads_huge(at, sizeof(double), SingleCopy::Auto, Transport::Packed, true));
-  // A's side touching, B's apart: A's one stretch counts, though B's pieces are 512 B
-  EXPECT_EQ(side_pieces(touching, false), 1);
-  EXPECT_EQ(side_pieces(touching, true), rows / 64);
+  const std::int64_t rows = kHugeReadMinPieceBytes / 8;  // doubles in a stretch at the threshold
+  const std::vector<LocalRun> at{{0, rows, 3, 2 * rows}}, below{{0, rows - 1, 3, 2 * rows}};
+  // the pieces of two runs, 64 and 36 rows, alternating and touching: one stretch of 100 x 4 rows
+  const std::vector<LocalRun> interleaved{{0, 64, 4, 100}, {64, 36, 4, 100}};
+  const std::vector<LocalRun> apart{{0, 64, 4, 200}, {100, 36, 4, 200}};  // 8 stretches
+  EXPECT_TRUE(column_stretches_average(at, 8, kHugeReadMinPieceBytes));
+  EXPECT_FALSE(column_stretches_average(below, 8, kHugeReadMinPieceBytes));
+  EXPECT_TRUE(column_stretches_average(below, 16, kHugeReadMinPieceBytes));  // complex<double>: twice as long
+  EXPECT_TRUE(column_stretches_average(interleaved, 8, 400 * 8));             // each run alone: 4 pieces
+  EXPECT_FALSE(column_stretches_average(interleaved, 8, 400 * 8 + 1));
+  EXPECT_TRUE(column_stretches_average(apart, 8, 50 * 8));
+  EXPECT_FALSE(column_stretches_average(apart, 8, 50 * 8 + 1));
+  EXPECT_FALSE(column_stretches_average({}, 8, kHugeReadMinPieceBytes));
+  EXPECT_TRUE(reads_huge(at, 8, SingleCopy::Auto, Transport::Auto, true));
+  EXPECT_FALSE(reads_huge(at, 8, SingleCopy::Auto, Transport::Auto, false));  // ordinary pages
+  EXPECT_FALSE(reads_huge(below, 8, SingleCopy::Auto, Transport::Auto, true));
+  EXPECT_FALSE(reads_huge(at, 8, SingleCopy::Off, Transport::Auto, true));
+  EXPECT_FALSE(reads_huge(at, 8, SingleCopy::On, Transport::Auto, true));  // On reads in place already
+  EXPECT_FALSE(reads_huge(at, 8, SingleCopy::Auto, Transport::Packed, true));
+  Transfer t;
+  t.rows = {{0, rows, 2, 4 * rows, 2 * rows, 2 * rows}};
+  EXPECT_EQ(column_bytes(t, 8), 2 * kHugeReadMinPieceBytes);
 }
 
 // A sender's window segment holds only what goes through the window: the transfers read in

@@ -23,17 +23,19 @@ Route Routing::route(const Transfer& t, int me, std::size_t elem_bytes, const Se
     return Route::Message;
   if (t.src != me || !from.a || !from.sa) return Route::Window;
   if (mapped && mapped_source(t, elem_bytes, from)) return Route::MappedRead;
-  // the cheap test first: huge_source asks the kernel
-  if (huge && reads_huge(t, elem_bytes, mode, transport, true) && huge_source(t, elem_bytes, from)) return Route::HugeRead;
+  if (huge && column_bytes(t, elem_bytes) >= kHugeReadMinPieceBytes) {  // the cheap bound first
+    const Walk w(*from.sa, t);
+    // the pieces (pure) before the pages (huge_source asks the kernel)
+    if (reads_huge(w.rows, elem_bytes, mode, transport, true) && huge_source(w, elem_bytes, from)) return Route::HugeRead;
+  }
   return Route::Window;
 }
 
 bool Routing::may_read_huge(const Transfer& t, std::size_t elem_bytes) const {
-  return huge && reads_huge(t, elem_bytes, mode, transport, true);
+  return huge && column_bytes(t, elem_bytes) >= kHugeReadMinPieceBytes;
 }
 
-bool huge_source(const Transfer& t, std::size_t elem_bytes, const SendFrom& from) {
-  const Walk w(*from.sa, t);
+bool huge_source(const Walk& w, std::size_t elem_bytes, const SendFrom& from) {
   auto first_local = [](const std::vector<LocalRun>& runs) {
     std::int64_t first = -1;
     for (const auto& r : runs)

@@ -47,7 +47,8 @@ struct Routing {
   Transport transport = Transport::Auto;
   // from: a send's array of A (for MappedRead and HugeRead; empty: not asked).
   Route route(const Transfer& t, int me, std::size_t elem_bytes, const SendFrom& from = {}) const;
-  // Whether the sender of receive t may choose HugeRead (its pieces are long enough).
+  // Whether the sender of receive t may choose HugeRead (an upper bound: a column of it holds
+  // kHugeReadMinPieceBytes), for the memory held by a read.
   bool may_read_huge(const Transfer& t, std::size_t elem_bytes) const;
 };
 
@@ -60,9 +61,9 @@ bool mapped_source(const Transfer& t, std::size_t elem_bytes, const SendFrom& fr
 // me's MPI job: WindowPairs::OtherJobs).
 std::vector<int> joined_by_window(const std::vector<int>& node, const std::vector<int>* job, int me);
 
-// Whether the pieces of send t lie in huge pages of this process (huge_paged over their
-// span in the send's array of A: kHugeProbes ioctls, whatever the size).
-bool huge_source(const Transfer& t, std::size_t elem_bytes, const SendFrom& from);
+// Whether the pieces of a send (w: its walk in A) lie in huge pages of this process
+// (huge_paged over their span in the send's array of A: kHugeProbes ioctls, whatever the size).
+bool huge_source(const Walk& w, std::size_t elem_bytes, const SendFrom& from);
 
 // The routing of an exchange on `user_comm` (collective the first time per communicator
 // when `collective`: the node map; else every transfer by message).

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -78,22 +79,12 @@ inline bool reads_in_place(const Transfer& t, std::size_t esize, SingleCopy mode
 // pins page by page (7.8 GB/s: 1.2-2.2x the window's time) and the window stays.
 constexpr std::int64_t kHugeReadMinPieceBytes = std::int64_t{16} << 10;
 
-// The mean bytes of transfer t's contiguous row pieces in the sender's array of A (pieces
-// that touch there counted as one; 0 when it has none). O(row runs).
-inline std::int64_t sender_piece_bytes(const Transfer& t, std::size_t esize) {
+// The bytes of transfer t in one local column (its row pieces, elements of esize bytes): an
+// upper bound of the mean stretch on either side. O(row runs).
+inline std::int64_t column_bytes(const Transfer& t, std::size_t esize) {
   std::int64_t elements = 0;
   for (const auto& r : t.rows) elements += r.len * r.count;
-  const std::int64_t pieces = side_pieces(t, false);
-  return pieces > 0 ? elements * static_cast<std::int64_t>(esize) / pieces : 0;
-}
-
-// Whether a send that reads_in_place leaves to the node window is read by its receiver in
-// one copy instead: under SingleCopy::Auto and Transport::Auto, when the sender's A holding
-// it lies in huge pages (`huge`: the sender's fact, told to the receiver in the window's
-// word) and its pieces there average at least kHugeReadMinPieceBytes. On and Off keep
-// their routes (every transfer read; none). The sender alone decides. Pure.
-inline bool reads_huge(const Transfer& t, std::size_t esize, SingleCopy mode, Transport tr, bool huge) {
-  return huge && mode == SingleCopy::Auto && tr == Transport::Auto && sender_piece_bytes(t, esize) >= kHugeReadMinPieceBytes;
+  return elements * static_cast<std::int64_t>(esize);
 }
 
 // One contiguous stretch: `len` elements at element offset `src` of the source's local
@@ -105,7 +96,7 @@ struct Segment {
 // Calls f(s, d, len) for the pieces of the parallel runs `s` and `d` (one axis's runs of one
 // transfer on its two sides: the same lengths and counts, local starts and strides of each
 // side) in ascending order of their start on side s: a k-way merge of the runs, whose own
-// pieces ascend. O(pieces x log runs) time, O(runs) memory. Within a transfer an index's
+// pieces ascend; an f that returns bool stops the walk by returning false. O(pieces x log runs) time, O(runs) memory. Within a transfer an index's
 // local order on one side is its order on the other (both ascend with the global index),
 // so the pieces ascend on both sides.
 template <class F>
@@ -122,7 +113,11 @@ void for_each_piece_ascending(const std::vector<LocalRun>& s, const std::vector<
     std::pop_heap(heap.begin(), heap.end(), later);
     const std::size_t k = heap.back().second;
     const std::int64_t p = done[k]++;
-    f(s[k].start + p * s[k].stride, d[k].start + p * d[k].stride, s[k].len);
+    if constexpr (std::is_same_v<std::invoke_result_t<F&, std::int64_t, std::int64_t, std::int64_t>, bool>) {
+      if (!f(s[k].start + p * s[k].stride, d[k].start + p * d[k].stride, s[k].len)) return;  // f says stop
+    } else {
+      f(s[k].start + p * s[k].stride, d[k].start + p * d[k].stride, s[k].len);
+    }
     if (done[k] == s[k].count) {
       heap.pop_back();
       continue;
@@ -130,6 +125,36 @@ void for_each_piece_ascending(const std::vector<LocalRun>& s, const std::vector<
     heap.back().first = s[k].start + done[k] * s[k].stride;
     std::push_heap(heap.begin(), heap.end(), later);
   }
+}
+
+// Whether the row pieces of one local column of a side (`rows`: its walk's rows), joined
+// where they touch in that side's array, average at least `bytes` (elements of esize
+// bytes): the stretches a kernel read pins there per column, counted in ascending order
+// (for_each_piece_ascending), so the pieces of runs whose blocks differ (64 -> 100 rows)
+// join as the read joins them. Stops once there are too many: O(min(row pieces, column
+// bytes / `bytes`) x log row runs) time, O(row runs) memory.
+inline bool column_stretches_average(const std::vector<LocalRun>& rows, std::size_t esize, std::int64_t bytes) {
+  std::int64_t elements = 0;
+  for (const auto& r : rows) elements += r.len * r.count;
+  const std::int64_t most = bytes > 0 ? elements * static_cast<std::int64_t>(esize) / bytes : 0;  // stretches allowed
+  std::int64_t stretches = 0, end = -1;
+  for_each_piece_ascending(rows, rows, [&](std::int64_t s, std::int64_t, std::int64_t n) {
+    stretches += s == end ? 0 : 1;
+    end = s + n;
+    return stretches <= most;
+  });
+  return most >= 1 && stretches <= most;
+}
+
+// Whether a send that reads_in_place leaves to the node window is read by its receiver in
+// one copy instead: under SingleCopy::Auto and Transport::Auto, when the sender's A holding
+// it lies in huge pages (`huge`: the sender's fact, told to the receiver in the window's
+// word) and its row pieces there (`a_rows`: the send's walk in A), joined where they touch,
+// average at least kHugeReadMinPieceBytes. On and Off keep their routes (every transfer
+// read; none). The sender alone decides. Pure.
+inline bool reads_huge(const std::vector<LocalRun>& a_rows, std::size_t esize, SingleCopy mode, Transport tr, bool huge) {
+  return huge && mode == SingleCopy::Auto && tr == Transport::Auto &&
+         column_stretches_average(a_rows, esize, kHugeReadMinPieceBytes);
 }
 
 // Calls f(Segment) for the transfer's pieces in ascending order of their offsets in both
