@@ -58,6 +58,7 @@ int check_peer(long pid, std::uint64_t address, std::uint64_t value) {
   return seen == value ? 0 : ESRCH;
 }
 
+#if !defined(SMPI_SHARED_MALLOC) && defined(__linux__)
 namespace {
 // PAGEMAP_SCAN's argument and answer (linux/fs.h, Linux 6.7; spelled here for older headers).
 struct PageRegion {
@@ -76,6 +77,7 @@ int pagemap_fd() {
   return fd;
 }
 }  // namespace
+#endif
 
 bool huge_paged(const void* p, std::int64_t bytes) {
 #if defined(SMPI_SHARED_MALLOC) || !defined(__linux__)
