@@ -84,9 +84,9 @@ bool huge_paged(const void* p, std::int64_t bytes) {
   (void)p, (void)bytes;
   return false;
 #else
-  static bool unsupported = false;
+  static std::atomic<bool> unsupported{false};  // sends on any thread (a background resize's too)
   const int fd = pagemap_fd();
-  if (unsupported || fd < 0 || !p || bytes <= 0) return false;
+  if (unsupported.load(std::memory_order_relaxed) || fd < 0 || !p || bytes <= 0) return false;
   const auto lo = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p));
   const std::uint64_t page = 4096;
   int huge = 0;
@@ -98,7 +98,8 @@ bool huge_paged(const void* p, std::int64_t bytes) {
     a.category_mask = a.return_mask = kPageIsHuge;
     const int n = ioctl(fd, kPagemapScan, &a);
     if (n < 0) {
-      unsupported = errno == ENOTTY || errno == EINVAL || errno == EPERM;  // no PAGEMAP_SCAN: ask no more
+      if (errno == ENOTTY || errno == EINVAL || errno == EPERM)  // no PAGEMAP_SCAN: ask no more
+        unsupported.store(true, std::memory_order_relaxed);
       return false;
     }
     huge += n > 0 ? 1 : 0;
