@@ -1067,13 +1067,20 @@ bare_mpiexec=$(printf '%s\n' "${times[@]}" | sort -g | sed -n 3p)
 echo "bare_mpiexec_s	$bare_mpiexec	(median of 5, mpiexec -n $ranks to MPI_Init + barrier + exit; all: ${times[*]})	load1 $l" |
   tee -a "$out/starts.txt"
 l=$(load)
-firsts=() warms=()
-for i in 1 2 3 4 5; do  # a job's first spawn (the resize's), then 3 warm ones
-  spawn_line=$(mpirun_n "$ranks" "$work/spawn_pingpong" spawn 2 3 | grep raw_spawn_merge_ms)
+firsts=() warms=() hung=0
+# A job's first spawn (the resize's), then 3 warm ones; 5 jobs. Open MPI 4.1.4's spawn hangs
+# now and then (a rank spinning in the merge): such a job is killed after 120 s, counted, and
+# another started in its place (at most 3 more).
+for ((i = 0; ${#firsts[@]} < 5 && i < 8; ++i)); do
+  if ! spawn_line=$(timeout 120 mpiexec --oversubscribe -n "$ranks" "$work/spawn_pingpong" spawn 2 3 | grep raw_spawn_merge_ms); then
+    hung=$((hung + 1))
+    continue
+  fi
   firsts+=("$(awk '{print $4 / 1000}' <<<"$spawn_line")") warms+=("$(awk '{print $3 / 1000}' <<<"$spawn_line")")
 done
-bare_spawn_s=$(printf '%s\n' "${firsts[@]}" | sort -g | sed -n 3p)
-echo "bare_spawn_s	$bare_spawn_s	(MPI_Comm_spawn of 2 + merge, the job's first spawn, median of 5 jobs; all: ${firsts[*]}; each job's warm median after it: ${warms[*]})	load1 $l" |
+((${#firsts[@]})) || { echo "redist.sh bound: every bare spawn failed or timed out ($hung)" >&2; exit 4; }
+bare_spawn_s=$(printf '%s\n' "${firsts[@]}" | sort -g | sed -n "$(((${#firsts[@]} + 1) / 2))p")
+echo "bare_spawn_s	$bare_spawn_s	(MPI_Comm_spawn of 2 + merge, the job's first spawn, median of ${#firsts[@]} jobs, $hung more failed or killed after 120 s; all: ${firsts[*]}; each job's warm median after it: ${warms[*]})	load1 $l" |
   tee -a "$out/starts.txt"
 rm -f "$work/uri"
 ompi-server --no-daemonize --report-uri "$work/uri" </dev/null &
@@ -1132,6 +1139,13 @@ for arm in "${arms[@]}" join; do
   python3 - "$out/resize_$arm.json" "$arm" "$l" <<'PY' | tee -a "$out/resize.txt"
 import json, sys
 f, arm, load = sys.argv[1:]
+def whole(e, b):
+    # The resize's whole time against its floor: bare start + hand-over + its move's bound.
+    if b["start_over_bare"] is None:
+        return f"total {e['t_total_s']:.4f} s"
+    floor = b["bare_start_s"] + e["other_phases"]["handover_s"] + b["bound_s"]
+    return (f"total {e['t_total_s']:.4f} s = {e['t_total_s'] / floor:.2f}x (bare start + hand-over "
+            f"{e['other_phases']['handover_s']:.4f} s + bound)")
 for e in json.load(open(f))["resizes"]:
     b = e["bound"]
     frac = "-" if b["fraction_of_bound"] is None else f"{b['fraction_of_bound']:.2f}"
@@ -1139,7 +1153,7 @@ for e in json.load(open(f))["resizes"]:
     print(f"{arm}\t{e['action']} {e['from']['rows']}x{e['from']['cols']}->{e['to']['rows']}x{e['to']['cols']}\t"
           f"kept {b['bytes_kept'] / 2**20:.1f} MiB\tmoved {b['bytes_moved'] / 2**20:.1f} MiB\t"
           f"t_redist {b['t_redist_s']:.4f} s\t{b['redist_GBps']:.2f} GB/s\tcopy {b['copy_GBps']:.2f} shm {b['shm_GBps']:.2f} GB/s\t"
-          f"bound {b['bound_s']:.4f} s\tfraction {frac}\tstart {start}\tload1 {load}")
+          f"bound {b['bound_s']:.4f} s\tfraction {frac}\tstart {start}\t{whole(e, b)}\tload1 {load}")
 PY
 done
 echo "redist.sh bound: wrote $out"
