@@ -145,7 +145,7 @@ def check_signatures(root, rel, body):
 
 
 def compile_cmd(lang, root, build, src):
-    inc = [f"-I{os.path.join(root, d, 'include')}" for d in ("resize", "redist", "gridmap", "blacs-dyn")]
+    inc = [f"-I{os.path.join(root, d, 'include')}" for d in ("resize", "redist", "gridmap", "blacs-dyn", "common")]
     inc += [f"-I{os.path.join(build, 'include')}", f"-I{os.path.join(build, 'generated')}"]
     if lang == "cpp":
         return ["mpicxx", "-std=c++20", "-fsyntax-only", "-Wall", "-Wextra", "-Wno-unused",
