@@ -121,13 +121,14 @@ ENTRY_POINTS = [
 # layer (the rooms of one layer include neither each other: one that includes another sits
 # above it). resize: the session's facade (session/: Session::Impl and the Session's
 # methods) on top; the report (its planner reads the background part's plan), the
-# background part, then the checkpoints, take the parts they need as arguments (parts/:
-# the world, the registry, the grid switch, the recording, the expansion and the shrink);
-# below them the movers, the policies and resize's values. Not allow-listable; a room that
+# background part, then the checkpoints, take the parts they need as arguments; the
+# executor of a resize's plan (exec/: the start of processes, the hand-over, the commit)
+# over the parts (parts/: the world, the registry, the grid switch, the recording, the
+# shrink); below them the movers, the policies (and the plan as a value) and resize's values. Not allow-listable; a room that
 # is in no layer is itself a problem (place it).
 LAYERS = [
     (os.path.join("resize", "src"),
-     [["session"], ["report"], ["background"], ["checkpoint"], ["parts"], ["move", "policy"], ["common"]]),
+     [["session"], ["report"], ["background"], ["checkpoint"], ["exec"], ["parts"], ["move", "policy"], ["common"]]),
     # cluster: the daemon and the job's agent on top, both over the arbiter's wire protocol
     # and client; the arbitration between jobs over Slurm's words (slurm/).
     (os.path.join("cluster", "src"),

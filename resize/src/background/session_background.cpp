@@ -21,6 +21,7 @@
 
 #include "malleable/redist/traffic.hpp"
 #include "common/sleep_wait.hpp"
+#include "exec/executor.hpp"
 #include "parts/blacs_dyn_error.hpp"
 
 namespace resize {

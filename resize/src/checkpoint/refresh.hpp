@@ -8,7 +8,7 @@
 // the expansion that would take them past N is carried out by restart (a checkpoint, then
 // malleable-run relaunches the job at the new size), which starts every process,
 // and Open MPI's state, anew. The shell is Session::remap_or_restart
-// (session/session_by_restart.cpp); the count is parts/resize_phases.hpp's processes_spawned().
+// (session/session_by_restart.cpp); the count is exec/executor.hpp's processes_spawned().
 #pragma once
 
 #include <optional>

@@ -21,6 +21,7 @@ using malleable::wire::Kind;
 constexpr Kind kExpansion{0x5453584du, ExpansionState::kVersion, "expansion hand-over"};  // "MXST"
 constexpr Kind kDecision{0x4344584du, kDecisionVersion, "decision"};                    // "MXDC"
 constexpr Kind kArrival{0x5241584du, 1, "arrival message"};  // "MXAR"
+constexpr Kind kPlan{0x4e4c584du, kPlanVersion, "resize plan"};  // "MXLN"
 
 // A grid: its shape and its rank map (sent whole, read back checked against the shape).
 template <class V, class G> void grid_fields(V& v, G& g) {
@@ -97,6 +98,27 @@ constexpr auto decision_fields = [](auto& v, auto& d) {
   v(d.launches);
 };
 
+// The plan's steps: the decision's fields (decision_fields), then the plan's own.
+constexpr auto plan_fields = [](auto& v, auto& p) {
+  decision_fields(v, p.decision);
+  v(p.refused);
+  grid_fields(v, p.from);
+  grid_fields(v, p.to);
+  v(p.how);
+  v(p.how_why);
+  v(p.mechanism);
+  v(p.reconfigure.respawn);
+  v(p.reconfigure.gain_s);
+  v(p.reconfigure.cost_s);
+  v(p.reconfigure.why);
+  v(p.nodes.keep);
+  v(p.nodes.release);
+  v.list(p.nodes.spawn, sizeof(std::uint64_t) + sizeof(int), [&](auto& h) {
+    v(h.first);
+    v(h.second);
+  });
+};
+
 constexpr auto arrival_fields = [](auto& v, auto& m) {
   using K = ArrivalMessage::Kind;
   v.enumeration(m.kind, K::Here, K::Go, "kind");
@@ -124,6 +146,12 @@ std::vector<char> pack(const Decision& d) { return malleable::wire::encode(kDeci
 
 Decision unpack_decision(const std::vector<char>& bytes) {
   return decoded([&] { return malleable::wire::decode<Decision>(bytes, kDecision, decision_fields); });
+}
+
+std::vector<char> pack(const ResizePlan& p) { return malleable::wire::encode(kPlan, p, plan_fields); }
+
+ResizePlan unpack_plan(const std::vector<char>& bytes) {
+  return decoded([&] { return malleable::wire::decode<ResizePlan>(bytes, kPlan, plan_fields); });
 }
 
 // The arrival check (watchdog.cpp sends these).

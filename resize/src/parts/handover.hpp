@@ -24,6 +24,7 @@
 #include "malleable/resize/session_options.hpp"
 #include "malleable/resize/types.hpp"
 #include "common/scalar.hpp"
+#include "policy/plan.hpp"
 
 namespace resize::detail {
 
@@ -72,7 +73,7 @@ struct ExpansionState {
     bool operator==(const Cadence&) const = default;
   };
   Cadence global, levels;
-  // A respawn (parts/respawn.cpp): the old world's size, > 0; `to` is the new grid on the
+  // A respawn (exec/respawn.cpp): the old world's size, > 0; `to` is the new grid on the
   // grown world's ranks after it, and the old processes end once the data moved. 0: a merge.
   int respawn_from = 0;
   // The generation check (policy/generation_reach.hpp): whether this expansion runs it
@@ -87,7 +88,7 @@ ExpansionState unpack_expansion(const std::vector<char>& bytes);
 
 // What world rank 0 accumulated over the run, which the report, the history and the
 // checkpoints go on with: a respawn hands it from the old rank 0 to the new one
-// (parts/respawn.cpp sends it, session/session_expand.cpp takes it). Its own message
+// (exec/respawn.cpp sends it, session/session_expand.cpp takes it). Its own message
 // beside the expansion's state (magic "MXR0"): the metrics (iterations, per-rank samples,
 // every resize record), the resize history (its JSON, file and program), the calibrated
 // cost model, the checkpoints and levels written and the ages of their cadences' clocks,
@@ -130,6 +131,15 @@ RankZeroCarry unpack_carry(const std::vector<char>& bytes);
 constexpr std::uint32_t kDecisionVersion = 4;  // 2: new_allocation, 3: by_restart, 4: by, launches
 std::vector<char> pack(const Decision& d);
 Decision unpack_decision(const std::vector<char>& bytes);
+
+// A resize's plan as world rank 0 hands it to every process at a remap point (its steps:
+// policy/plan.hpp, report/resize_plan.hpp's plan_steps): the decision as validated, the
+// refusal, the grids, how and why, the mechanism, merge or respawn, and the node plan but
+// its hosts before (every process surveyed those itself: the receiver sets them). Not the
+// matrices' layouts or the costs (the dry run's, never sent).
+constexpr std::uint32_t kPlanVersion = 1;
+std::vector<char> pack(const ResizePlan& p);
+ResizePlan unpack_plan(const std::vector<char>& bytes);
 
 // The arrival check at the start of every remap point (watchdog.hpp; its MPI shell is
 // watchdog.cpp): its deadline, its verdicts and its messages.

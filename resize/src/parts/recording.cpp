@@ -110,6 +110,11 @@ RemapResult ResizeRecording::recorded(const Decision& d, const Grid& target, dou
   const Grid from = job.shape;
   ResizeRecord rec = begin_resize(d, target, predict);
   const Outcome out = carry_out(rec);
+  return finish(d, from, target, rec, out, t_start);
+}
+
+RemapResult ResizeRecording::finish(const Decision& d, const Grid& from, const Grid& target, const ResizeRecord& rec,
+                                    const Outcome& out, double t_start) {
   if (out.result.ok) {
     conclude(d, from.size(), rec, out.line);
   } else if (out.refused) {

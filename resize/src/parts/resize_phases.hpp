@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The record of one resize (ResizeRecording, a view of the parts it writes; recording.cpp)
-// and the resize's own phases, functions of the parts they are given: expand
-// (expand.cpp), shrink and regrid (shrink.cpp), the spawn both the blocking and the
-// background expansion run. Internal to the session's MPI shell.
+// and a merge's shrink and a regrid (shrink.cpp), functions of the parts they are given;
+// the executor (exec/executor.hpp) runs them. Internal to the session's MPI shell.
 #pragma once
 
 #include <cstdio>
@@ -59,6 +58,10 @@ struct ResizeRecording {
   // resize.
   RemapResult recorded(const Decision& d, const Grid& target, double t_start,
                        const std::function<Outcome(ResizeRecord&)>& carry_out, bool predict = true);
+  // The record of a blocking resize from `from` to `target` closed on what it did (`out`):
+  // concluded, refused (the powers the decision brought not taken) or a failed expansion.
+  RemapResult finish(const Decision& d, const Grid& from, const Grid& target, const ResizeRecord& rec,
+                     const Outcome& out, double t_start);
   // A resize that did not happen: recorded, the policy told; the job stays as it was.
   RemapResult refuse(const Decision& d, const std::string& why);
   // A spawn that failed, blocking or in the background: recorded, the policy told, the
@@ -76,40 +79,11 @@ struct ResizeRecording {
   void record_outcome(const ResizeRecord& rec);
 };
 
-// The resize's own phases (expand.cpp, shrink.cpp), functions of the
-// parts they use. `pack_state`: the state an expansion hands its newcomers, packed when
-// the world has grown.
-Outcome expand(GridSwitch gs, const LaunchCommand& launch, int iteration, const Decision& d, const Grid& target,
-               const NodePlan& node_plan, ResizeRecord& rec, double t_start,
-               const std::function<std::vector<char>()>& pack_state);
+// A merge's shrink and a regrid (shrink.cpp), functions of the parts they use; the
+// executor (exec/executor.hpp) carries them out inside the resize's record.
 Outcome shrink(GridSwitch gs, ResizeRecorder& recorder, int iteration, const Grid& target, const NodePlan& node_plan,
                ResizeRecord& rec, double t_start);
 Outcome regrid(GridSwitch gs, int iteration, const Decision& d, const Grid& target, ResizeRecord& rec, double t_start);
-// A respawn (respawn.cpp), the old processes' side: the whole new grid spawned as `layout`
-// says, the state handed over (`pack_state`: its respawn_from set), every matrix moved onto
-// the new processes, world rank 0's carry (`pack_carry`, given the record so far and the
-// seconds since the resize began) handed to the new rank 0, and every old process ends:
-// it does not return on them. It returns only when the spawn failed ({action, false, why}:
-// nothing changed).
-Outcome respawn(GridSwitch gs, const LaunchCommand& launch, const Decision& d, const RespawnLayout& layout,
-                ResizeRecord& rec, double t_start, const std::function<std::vector<char>()>& pack_state,
-                const std::function<std::vector<char>(const ResizeRecord&, double)>& pack_carry);
-
-// The spawn of an expansion, shared by the blocking and the background paths: `cmd` by
-// the decision's schema, the node plan's hosts, or `nnew` processes; `seconds` measured.
-// Returns "" or the spawn's error (the world unchanged). `watchdog`: its phases are set
-// (null from the background's helper thread, whose phases belong to the main thread).
-std::string spawn_processes(const Decision& d, const NodePlan& node_plan, int nnew, const LaunchCommand& cmd,
-                            Watchdog* watchdog, double& seconds);
-// Open MPI's "env" key (newline-separated assignments) for the spawns of spawn_processes
-// until set again ("": none): a merge's or a respawn's (session/session_expand.cpp),
-// cleared after each spawn.
-void set_spawn_env(const std::string& env);
-// Processes spawn_processes brought into this process's world since it started (the
-// world's size before and after each expansion, whichever thread expanded). Open MPI keeps
-// state for each of them for this process's life: the refresh (RESIZE_REFRESH_AFTER,
-// checkpoint/refresh.hpp) counts them. A newcomer starts at 0.
-int processes_spawned();
 
 // A shrink through blacs-dyn to the world ranks in `keep` (in that order), the session's
 // plan: `release` empty, back down blacs-dyn's stack when `keep` is exactly a lower

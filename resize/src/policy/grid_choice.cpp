@@ -309,4 +309,21 @@ Grid target_grid(Decision& d, const TargetInput& in, NodePlan& node_plan) {
   return shrink_target(d, in, node_plan);
 }
 
+std::vector<std::string> merge_hosts(const Grid& target, int world_size, const NodePlan& np) {
+  std::vector<std::string> newcomer;
+  for (const auto& [host, count] : np.spawn) newcomer.insert(newcomer.end(), static_cast<std::size_t>(count), host);
+  const bool one_node = !np.hosts_before.empty() &&
+                        std::all_of(np.hosts_before.begin(), np.hosts_before.end(),
+                                    [&](const std::string& h) { return h == np.hosts_before.front(); });
+  std::vector<std::string> out;
+  for (int r : target.rank_map()) {
+    const auto k = static_cast<std::size_t>(r - world_size);
+    if (r < world_size)
+      out.push_back(r < static_cast<int>(np.hosts_before.size()) ? np.hosts_before[static_cast<std::size_t>(r)] : "");
+    else
+      out.push_back(k < newcomer.size() ? newcomer[k] : one_node ? np.hosts_before.front() : "");
+  }
+  return out;
+}
+
 }  // namespace resize::detail

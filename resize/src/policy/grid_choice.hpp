@@ -95,4 +95,9 @@ struct TargetInput {
 // node plan. Throws Error with the reason when the decision cannot be carried out.
 Grid target_grid(Decision& d, const TargetInput& in, NodePlan& node_plan);
 
+// The node of each position of `target` as a merge places it: an old rank's node, a
+// newcomer's from the expansion's hosts (in order; one group where the launcher places
+// them: the node of the job's ranks when they share one, else unknown).
+std::vector<std::string> merge_hosts(const Grid& target, int world_size, const NodePlan& np);
+
 }  // namespace resize::detail

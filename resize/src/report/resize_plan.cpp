@@ -93,12 +93,11 @@ namespace {
 void plan_how(const JobState& job, ResizePlan& p) {
   const Decision& d = p.decision;
   const bool joins = d.by == ExpandBy::Join || d.by == ExpandBy::Waiting;
-  bool respawn = false;
   if (d.action == Action::Expand || d.action == Action::Shrink) {
-    const ReconfigureChoice c = plan_reconfiguration(job, d, p.to, p.nodes);
-    respawn = c.respawn;
-    p.how_why = c.why;
+    p.reconfigure = plan_reconfiguration(job, d, p.to, p.nodes);
+    p.how_why = p.reconfigure.why;
   }
+  const bool respawn = p.reconfigure.respawn;
   const bool background = !respawn && !joins && !job.background_blocked;
   if (!background && job.background_blocked && d.action != Action::Regrid && !respawn)
     p.how_why += (p.how_why.empty() ? "" : "; ") + ("blocking: " + *job.background_blocked);
@@ -202,43 +201,52 @@ std::int64_t ResizePlan::bytes_moved() const {
   return s;
 }
 
-ResizePlan plan_resize(const JobState& job, Decision d) {
+namespace {
+ResizePlan refused_plan(const JobState& job, const Decision& d, const std::string& why) {
+  ResizePlan refused;
+  refused.from = job.shape;
+  refused.decision = d;
+  refused.refused = why;
+  return refused;
+}
+
+// The target and how, into `p` (its decision validated in place); throws what the target
+// refuses and what the merge-or-respawn model throws.
+void steps_into(const JobState& job, ResizePlan& p) {
+  p.nodes.hosts_before = hosts_of(job);
+  p.to = plan_target(job, p.decision, p.nodes);
+  plan_how(job, p);
+}
+}  // namespace
+
+ResizePlan plan_steps(const JobState& job, Decision d) {
   ResizePlan p;
   p.from = job.shape;
-  p.decision = d;
-  if (d.action == Action::None) return p;
+  p.decision = std::move(d);
+  if (p.decision.action == Action::None) return p;
+  p.nodes.hosts_before = hosts_of(job);
   try {
-    p.nodes.hosts_before = hosts_of(job);
-    p.to = plan_target(job, d, p.nodes);
-    p.decision = d;
-    plan_how(job, p);
-    plan_matrices(job, p);
-    plan_cost(job, p);
+    p.to = plan_target(job, p.decision, p.nodes);
   } catch (const std::exception& e) {
-    ResizePlan refused;
-    refused.from = job.shape;
-    refused.decision = d;
-    refused.refused = e.what();
-    return refused;
+    return refused_plan(job, p.decision, e.what());
   }
+  plan_how(job, p);
   return p;
 }
 
-std::vector<std::string> merge_hosts(const Grid& target, int world_size, const NodePlan& np) {
-  std::vector<std::string> newcomer;
-  for (const auto& [host, count] : np.spawn) newcomer.insert(newcomer.end(), static_cast<std::size_t>(count), host);
-  const bool one_node = !np.hosts_before.empty() &&
-                        std::all_of(np.hosts_before.begin(), np.hosts_before.end(),
-                                    [&](const std::string& h) { return h == np.hosts_before.front(); });
-  std::vector<std::string> out;
-  for (int r : target.rank_map()) {
-    const auto k = static_cast<std::size_t>(r - world_size);
-    if (r < world_size)
-      out.push_back(r < static_cast<int>(np.hosts_before.size()) ? np.hosts_before[static_cast<std::size_t>(r)] : "");
-    else
-      out.push_back(k < newcomer.size() ? newcomer[k] : one_node ? np.hosts_before.front() : "");
+ResizePlan plan_resize(const JobState& job, Decision d) {
+  ResizePlan p;
+  p.from = job.shape;
+  p.decision = std::move(d);
+  if (p.decision.action == Action::None) return p;
+  try {
+    steps_into(job, p);
+    plan_matrices(job, p);
+    plan_cost(job, p);
+  } catch (const std::exception& e) {
+    return refused_plan(job, p.decision, e.what());
   }
-  return out;
+  return p;
 }
 
 }  // namespace resize::detail

@@ -24,6 +24,7 @@
 #include "malleable/resize/report.hpp"
 #include "malleable/resize/types.hpp"
 #include "policy/grid_choice.hpp"
+#include "policy/plan.hpp"
 #include "policy/reconfigure.hpp"
 
 namespace resize::detail {
@@ -50,40 +51,16 @@ struct JobState {
   std::optional<ResizeBounds> rates;   // the report's bound rates and bare starts (none: history)
 };
 
-// One matrix of the plan: its layouts before and after and its bytes (kept + moved =
-// bytes), and the batch of the move it goes in (0-based).
-struct MatrixPlan {
-  std::string name;
-  redist::Layout from, to;
-  std::int64_t bytes = 0, kept = 0, moved = 0;
-  int batch = 0;
-};
-
-// A phase's predicted seconds (< 0: no model) and where the figure comes from.
-struct PhaseCost {
-  double seconds = -1;
-  std::string from;
-};
-
-struct ResizePlan {
-  Decision decision;                 // as validated (Given placement when it fixed the ranks)
-  std::string refused;               // why the decision cannot be carried out ("": it can)
-  Grid from, to;                     // the grids (to: old world ranks for a shrink, grown world for an expansion)
-  std::string how = "none";          // "merge", "respawn", "background", "regrid" or "none"
-  std::string how_why;               // the merge-or-respawn clause, or why it is blocking
-  std::string mechanism = "none";    // "spawn", "join", "exit" (shrink) or "none"
-  NodePlan nodes;                    // kept ranks, nodes given back, new processes per host
-  std::vector<MatrixPlan> matrices;
-  int batches = 0;
-  PhaseCost start, redistribute;     // process start (spawn/join), the matrices' move
-  double total_s() const;            // start + redistribute (< 0 when either has no model)
-  std::int64_t bytes_kept() const;
-  std::int64_t bytes_moved() const;
-};
-
 // What `d` would do to `job`, and cost. Never throws for a decision that cannot be carried
 // out: `refused` says why (the rest empty).
 ResizePlan plan_resize(const JobState& job, Decision d);
+
+// What `d` would do to `job` without the matrices' layouts, bytes and costs: the target
+// grid, the nodes, merge, respawn, background or regrid, and the mechanism; the steps the
+// executor carries out (exec/executor.hpp), made on world rank 0 at a remap point. A
+// decision the target grid refuses comes back with `refused` set; the merge-or-respawn
+// model's errors are thrown.
+ResizePlan plan_steps(const JobState& job, Decision d);
 
 // Merge or respawn for `d` onto `target` (an expansion or a shrink), as the shell weighs it
 // (Expansion::choose_reconfiguration calls this on world rank 0): the model of
@@ -95,11 +72,6 @@ ReconfigureChoice plan_reconfiguration(const JobState& job, const Decision& d, c
 // (about 50 ms, in the calling process); the bare starts from MALLEABLE_BARE_SPAWN_S /
 // _JOIN_S either way.
 std::optional<ResizeBounds> plan_rates();
-
-// The node of each position of `target` as a merge places it: an old rank's node, a
-// newcomer's from the expansion's hosts (in order; one group where the launcher places
-// them: the node of the job's ranks when they share one, else unknown).
-std::vector<std::string> merge_hosts(const Grid& target, int world_size, const NodePlan& np);
 
 // Ranks of a resize that copy at once: min(ranks, cores per node x nodes) (cores 0:
 // unknown, every rank). The report's bound counts these (report.cpp, bound_json).

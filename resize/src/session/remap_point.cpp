@@ -1,22 +1,23 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The remap point and one resize from the decision to its record: every process arrived,
-// world rank 0 asks the policy, the decision is broadcast and checked into a target grid
-// (policy/grid_choice.cpp) and carried out (expand, shrink, regrid: parts/expand.cpp,
-// parts/shrink.cpp; or begun in the background: background/session_background.cpp)
-// inside recorded() (parts/recording.cpp), which begins its record (the predictions, rank
-// 0; the watchdog armed) and concludes it (the record, the history and its file, the
-// policy told, the progress line), or records a refusal or a failure: RemapPoint
-// (session_impl.hpp), over the facade's state. A blocking resize leaves this file once, as
-// a scope: the record wraps the call into the resize; a background one begins here and
-// concludes at a later remap point. The Session's resize calls (remap_point, resize_now,
-// dry_run, complete_resize, cancel_resize, join, next_decision, remap_or_restart) are at
-// the end: each hands its work to the remap point, the expansion (session_expand.cpp) or
-// the resize by restart (session_by_restart.cpp).
+// The remap point and one resize from the decision to its plan: every process arrived,
+// world rank 0 asks the policy, the decision is broadcast, world rank 0 plans it (the pure
+// planner's plan_steps, report/resize_plan.hpp, over the job as the session's parts hold
+// it: job_state) and hands every process the plan, which one executor carries out
+// (exec/executor.hpp: a blocking merge's expansion or shrink, or a regrid, inside its
+// record), or which is begun in the background (background/session_background.cpp) or
+// carried out by respawn (session_expand.cpp): RemapPoint (session_impl.hpp), over the
+// facade's state. The session's share of what newcomers receive (handover_share) is
+// here too. The Session's resize calls (remap_point, resize_now, dry_run,
+// complete_resize, cancel_resize, join, next_decision, remap_or_restart) are at the end:
+// each hands its work to the remap point, the expansion (session_expand.cpp) or the
+// resize by restart (session_by_restart.cpp).
 #include "session/session_impl.hpp"
 #include "checkpoint/fallback/carry_out.hpp"
+#include "checkpoint/levels/node_io.hpp"
 
 #include "common/broadcast.hpp"
 #include "parts/blacs_dyn_error.hpp"
+#include "parts/generation_check.hpp"
 #include "report/resize_plan.hpp"
 
 #include <algorithm>
@@ -41,13 +42,6 @@ ExpandBy expansion_mechanism(const Decision& d, const config::Text& setting) {
     throw Error("RESIZE_EXPAND=join, but the job's launcher starts no launches it orders (start the job with "
                 "malleable-run --job-dir DIR)");
   return ExpandBy::Spawn;
-}
-
-// Whether the job can spawn (blacs_dyn::World::spawn_supported), else why not.
-bool spawn_supported(std::string& why) {
-  if (blacs_dyn::World::spawn_supported()) return true;
-  why = blacs_dyn::World::spawn_unsupported_reason();
-  return false;
 }
 
 // World rank 0's view of the launches waiting to join now (blacs_dyn::World::join_waiting):
@@ -80,7 +74,76 @@ Decision waiting_launches(int world_size, const Grid& shape) {
   d.reason = "launch(es) waiting to join: " + names;
   return d;
 }
+
+// Why no respawn can be made for `d` here ("" when one can), on world rank 0.
+std::string respawn_blocked(const Decision& d, const SessionOptions& opt, const BackgroundPart& bg,
+                            const MatrixRegistry& reg, const ResizeRecorder& rec, int remaining, Reconfigure setting) {
+  if (d.by == ExpandBy::Join || d.by == ExpandBy::Waiting || blacs_dyn::World::join_can_order())
+    return "the job grows by joining (malleable-run --job-dir): its first launch holds the job until it ends";
+  if (!d.schema.empty()) return "the decision spawns as schema " + d.schema + " says";
+  if (!blacs_dyn::World::spawn_supported()) return blacs_dyn::World::spawn_unsupported_reason();
+  if (!opt.policy->state())
+    return "the policy '" + opt.policy->name() + "' cannot hand its state to a new rank 0 (Policy::state)";
+  if (!rec.powers.empty() || !d.powers.empty()) return "mapping powers are in use (heterogeneous layouts)";
+  if (setting == Reconfigure::Auto && bg.mode != Background::Off && !bg.blocked(d, reg, remaining))
+    return "a background resize overlaps its spawn with the old grid's iterations";
+  return {};
+}
+
+// The checkpoint cadences (global and levels) into the hand-over, so the newcomers
+// checkpoint as the others do.
+void pack_cadences(const SessionCheckpoints& ckpts, ExpansionState& st) {
+  if (ckpts.checkpointing) {
+    const auto& c = ckpts.checkpointing->cadence;
+    st.global = {true, c.dir, c.every, {}, c.mtbf_seconds, 0, c.keep};
+  }
+  if (ckpts.levels) {
+    const auto& c = ckpts.levels->cadence;
+    st.levels = {true, ckpts.levels->dir, c.local_every, c.partner_every, c.local_mtbf, c.partner_mtbf, c.keep};
+  }
+}
 }  // namespace
+
+ExpansionState detail::handover_share(const SessionState& s, bool background, int respawn_from) {
+  ExpansionState st;
+  // Background resizes: the background settings (every process must agree on them at
+  // later remap points), and whether this expansion is one.
+  st.background_mode = s.bg.mode;
+  st.background_min_iterations = s.bg.min_iterations;
+  st.background = background;
+  pack_cadences(s.ckpts, st);  // the newcomers checkpoint as the others do
+  st.respawn_from = respawn_from;
+  // The generation check at the first blocking merge by spawn (a respawn leaves one launch).
+  st.check_reach =
+      respawn_from == 0 && !background && reach_check_wanted(s.job.reach.setting, s.job.reach.pml, s.job.reach.decided);
+  st.reach_decided = s.job.reach.decided;
+  st.reach_factor = s.job.reach.factor;
+  return st;
+}
+
+JobState RemapPoint::job_state(const Decision& d) {
+  JobState out;
+  out.shape = s.job.shape;
+  out.world_size = s.job.size();
+  out.hosts = s.job.rank_hosts;
+  out.launches = or_session_error("the ranks' launches: ", [] { return blacs_dyn::World::rank_groups(); });
+  for (const auto& r : s.registry.mats) out.matrices.push_back(r.mat());
+  out.move_budget_bytes = s.opt.move_budget_bytes;
+  if (!blacs_dyn::World::spawn_supported()) out.no_spawn = blacs_dyn::World::spawn_unsupported_reason();
+  out.reconfigure = s.reconfigure;
+  out.remaining = s.remaining();
+  if (d.action == Action::Expand || d.action == Action::Shrink)
+    out.respawn_blocked = respawn_blocked(d, s.opt, s.bg, s.registry, s.recorder, out.remaining, s.reconfigure);
+  const auto segs = s.recorder.metrics.segments();
+  if (!segs.empty()) {
+    out.median_wall = segs.back().median_wall;
+    out.median_compute = segs.back().median_compute;
+  }
+  if (s.job.reach.factor > 0) out.pair_factor = s.job.reach.factor;  // the generation check's measure (1: shared memory)
+  out.background_blocked = s.bg.blocked(d, s.registry, out.remaining);
+  out.history = s.recorder.history.events();
+  return out;
+}
 
 Decision RemapPoint::ask_policy() {
   Decision d = ask_policy_alone();
@@ -154,70 +217,65 @@ RemapResult RemapPoint::resize_now(const Decision& d) {
   return s.bg.in_flight ? decide_during_background(d) : act(d);
 }
 
-// Acting on a decision: rank 0's decision broadcast and validated into a target grid (a
-// pure choice, the same on every rank: policy/grid_choice.cpp), then carried out (expand,
-// shrink, regrid, or begun in the background), recorded by recorded() below.
+// Acting on a decision: rank 0's decision on every process.
 Decision RemapPoint::broadcast_decision(const Decision& d) const {
   return detail::unpack_decision(detail::broadcast_bytes(s.job.root() ? detail::pack(d) : std::vector<char>{}, 0, s.job.world));
 }
 
-// Broadcasts rank 0's decision, validates it into a target grid and acts.
+// Broadcasts rank 0's decision; world rank 0 plans it (the pure planner,
+// report/resize_plan.hpp's plan_steps: the target grid, the nodes, merge, respawn,
+// background or regrid) and every process carries out that one plan: the executor
+// (exec/executor.hpp) for a blocking merge or a regrid, else begun in the background or
+// a respawn.
 RemapResult RemapPoint::act(Decision d) {
   const double t_start = MPI_Wtime();
   d = broadcast_decision(d);
   if (d.action == Action::None || s.cfg.session.dry_run) return d.action == Action::None ? RemapResult{} : dry_run_point(d);
   // Every rank's node (one allgather): placement and the shrink's kept ranks depend on it,
   // and the record counts bytes within and between nodes.
-  NodePlan node_plan;
-  node_plan.hosts_before = survey_world();
+  const ResizePlan plan = agree_plan(d, survey_world());
+  if (!plan.refused.empty()) return s.recording().refuse(plan.decision, plan.refused);
+  if (plan.how == "background") return begin_background(plan, t_start);
+  if (plan.how == "respawn") return respawn(plan, t_start);
+  return s.executor().run(plan, handover_share(s, false, 0), t_start);
+}
 
-  // The target grid (a pure decision, the same on every rank: policy/grid_choice.cpp).
-  // The first registered matrix steers Optimal; an extended-descriptor one as 1 x 1 blocks
-  // (its block sizes on a candidate grid are the application's to give).
-  redist::MatrixSpec info;
-  if (!s.registry.mats.empty()) {
-    info = s.registry.mats.front().mat();
-    if (info.extended()) info = redist::MatrixSpec::block_cyclic(info.m, info.n, 1, 1);
+ResizePlan RemapPoint::agree_plan(const Decision& d, std::vector<std::string> hosts) {
+  std::vector<char> bytes;
+  if (s.job.root()) {
+    JobState js = job_state(d);
+    js.hosts = hosts;
+    bytes = pack(plan_steps(js, d));
   }
-  const TargetInput in{s.job.shape, s.job.size(), s.registry.mats.empty() ? nullptr : &info, &spawn_supported};
-  Grid target;
-  std::string why;
-  try {
-    target = target_grid(d, in, node_plan);
-  } catch (const std::exception& e) {
-    why = e.what();
-  }
+  ResizePlan plan = unpack_plan(broadcast_bytes(std::move(bytes), 0, s.job.world));
+  plan.nodes.hosts_before = std::move(hosts);
+  return plan;
+}
+
+// The state the newcomers receive is packed when the helper hands it over (after the
+// record began: it holds the powers).
+RemapResult RemapPoint::begin_background(const ResizePlan& plan, double t_start) {
+  if (plan.decision.action == Action::Expand) set_merge_spawn_env(plan, s.job.size(), s.cfg.session.mpi_yield_set);
+  const auto state = [&] { return Expansion{s}.pack_expansion(s.job.shape, plan.to, true); };
+  const RemapResult r =
+      s.bg.begin_background(plan.decision, plan.to, plan.nodes, t_start, s.grid_switch(), s.recording(), s.launch, state);
+  if (s.bg.in_flight) blacs_dyn::World::set_finalize_hook(&RemapPoint::finalize_hook, &s);
+  return r;
+}
+
+RemapResult RemapPoint::respawn(const ResizePlan& plan, double t_start) {
   ResizeRecording rs = s.recording();
-  if (!why.empty()) return rs.refuse(d, why);
-  // Merge or respawn (session_expand.cpp: world rank 0's choice, on every process).
-  const ReconfigureChoice how = Expansion{s}.choose_reconfiguration(d, target, node_plan);
-  // The state the newcomers receive, packed after the record began (it holds the powers).
-  // (An expansion by joining is always a blocking one: its launches join at the remap point;
-  // so is a respawn.)
-  const bool background =
-      !how.respawn && d.by != ExpandBy::Join && d.by != ExpandBy::Waiting && !s.bg.blocked(d, s.registry, s.remaining());
-  const auto state = [&] { return Expansion{s}.pack_expansion(s.job.shape, target, background); };
-  if (!how.respawn && d.action == Action::Expand) Expansion{s}.set_merge_spawn_env(target, node_plan);  // yield off where it fits
-  if (background) {
-    const RemapResult r = s.bg.begin_background(d, target, node_plan, t_start, s.grid_switch(), rs, s.launch, state);
-    if (s.bg.in_flight) blacs_dyn::World::set_finalize_hook(&RemapPoint::finalize_hook, &s);
-    return r;
-  }
-  return rs.recorded(d, target, t_start, [&](ResizeRecord& rec) {
-    if (d.action == Action::Regrid) return regrid(s.grid_switch(), s.iteration, d, target, rec, t_start);
-    rec.reconfigure = how.respawn ? "respawn" : "merge";
-    rec.reconfigure_why = how.why;
-    Outcome o;
-    if (how.respawn) {
-      o = Expansion{s}.respawn_resize(d, target, node_plan, rec, t_start);  // returns only when its spawn failed
-      // A shrink whose respawn could not spawn is a merge's (nothing changed yet).
-      if (d.action != Action::Shrink) return o;
-      rec = rs.begin_resize(d, target);
-      rec.reconfigure = "merge";
-      rec.reconfigure_why = "merge (the respawn's spawn failed: " + o.result.message + ")";
-    }
-    o = d.action == Action::Expand ? expand(s.grid_switch(), s.launch, s.iteration, d, target, node_plan, rec, t_start, state)
-                                   : shrink(s.grid_switch(), s.recorder, s.iteration, target, node_plan, rec, t_start);
+  const Decision& d = plan.decision;
+  return rs.recorded(d, plan.to, t_start, [&](ResizeRecord& rec) {
+    rec.reconfigure = "respawn";
+    rec.reconfigure_why = plan.reconfigure.why;
+    Outcome o = Expansion{s}.respawn_resize(d, plan.to, plan.nodes, rec, t_start);  // returns only when its spawn failed
+    // A shrink whose respawn could not spawn is a merge's (nothing changed yet).
+    if (d.action != Action::Shrink) return o;
+    rec = rs.begin_resize(d, plan.to);
+    rec.reconfigure = "merge";
+    rec.reconfigure_why = "merge (the respawn's spawn failed: " + o.result.message + ")";
+    o = shrink(s.grid_switch(), s.recorder, s.iteration, plan.to, plan.nodes, rec, t_start);
     if (o.result.ok) o.line += "; reconfigured by " + rec.reconfigure_why;
     return o;
   });
@@ -229,7 +287,7 @@ RemapResult RemapPoint::act(Decision d) {
 std::pair<std::string, std::string> RemapPoint::plan_texts(const Decision& d) {
   std::string json, table;
   if (s.job.root()) {
-    JobState js = Expansion{s}.job_state(d);
+    JobState js = job_state(d);
     js.rates = plan_rates();
     ResizePlan p = plan_resize(js, d);
     if (s.bg.in_flight && d.action != Action::None) {  // refused, not queued (background_plan.hpp)

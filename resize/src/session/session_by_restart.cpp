@@ -21,7 +21,7 @@
 #include "checkpoint/fallback/fallback.hpp"
 #include "checkpoint/fallback/carry_out.hpp"
 #include "checkpoint/refresh.hpp"
-#include "parts/resize_phases.hpp"
+#include "exec/executor.hpp"
 
 namespace resize {
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// An expansion, the facade's side (Expansion, session_impl.hpp): the state the old
-// processes hand the newcomers (Expansion::pack_expansion, given to parts/expand.cpp's
-// expand as `pack_state`) and the newcomers' side of expand's collectives
-// (Expansion::join, Session::join's: the same hand-over and the same switch, in the same
-// order); merge or respawn, and a respawn's carry from the old rank 0 to the new one.
+// An expansion, the facade's side (Expansion, session_impl.hpp): the newcomers' side of
+// the executor's collectives (Expansion::join, Session::join's: the same hand-over and the
+// same switch as exec/executor.cpp's, in the same order), the state a background
+// expansion or a respawn hands its newcomers (Expansion::pack_expansion), and a respawn's
+// carry from the old rank 0 to the new one.
 #include "session/session_impl.hpp"
 
 #include <algorithm>
@@ -26,19 +26,6 @@ namespace resize {
 using namespace detail;
 
 namespace {
-// The checkpoint cadences (global and levels) into the hand-over, so the newcomers
-// checkpoint as the others do.
-void pack_cadences(const SessionCheckpoints& ckpts, ExpansionState& st) {
-  if (ckpts.checkpointing) {
-    const auto& c = ckpts.checkpointing->cadence;
-    st.global = {true, c.dir, c.every, {}, c.mtbf_seconds, 0, c.keep};
-  }
-  if (ckpts.levels) {
-    const auto& c = ckpts.levels->cadence;
-    st.levels = {true, ckpts.levels->dir, c.local_every, c.partner_every, c.local_mtbf, c.partner_mtbf, c.keep};
-  }
-}
-
 // A newcomer's cadences from the hand-over (no collective, no directory made: the job's
 // processes did that); its clocks start now.
 void adopt_cadences(SessionCheckpoints& ckpts, const ExpansionState& st) {
@@ -57,30 +44,9 @@ void adopt_cadences(SessionCheckpoints& ckpts, const ExpansionState& st) {
 }  // namespace
 
 std::vector<char> Expansion::pack_expansion(const Grid& from, const Grid& to, bool background, int respawn_from) {
-  ExpansionState st;
-  st.iteration = s.iteration;
-  // The job's mover: a newcomer must run the same collective code (RESIZE_MOVER from
-  // the environment need not reach spawned processes).
-  st.mover = s.opt.mover;
-  st.move_budget = s.opt.move_budget_bytes;  // the batches are collective too
-  st.from = from;
-  st.to = to;
-  for (const auto& r : s.registry.mats)
-    st.mats.push_back({r.mat().m, r.mat().n, r.mat().mb, r.mat().nb, r.mat().type, r.constant});
+  ExpansionState st = handover_share(s, background, respawn_from);
+  fill_handover(st, from, to, s.registry, s.recorder, s.opt, s.iteration);
   st.app = s.registry.pack ? s.registry.pack() : std::vector<char>{};
-  st.powers_before = s.recorder.powers_before;  // what the old layouts were computed with
-  st.powers = s.recorder.powers;
-  // Background resizes: the background settings and the constant matrices (every process must
-  // agree on them at later remap points), and whether this expansion is one.
-  st.background_mode = s.bg.mode;
-  st.background_min_iterations = s.bg.min_iterations;
-  st.background = background;
-  pack_cadences(s.ckpts, st);  // the newcomers checkpoint as the others do
-  st.respawn_from = respawn_from;
-  // The generation check at the first blocking merge by spawn (a respawn leaves one launch).
-  st.check_reach = respawn_from == 0 && !background && reach_check_wanted(s.job.reach.setting, s.job.reach.pml, s.job.reach.decided);
-  st.reach_decided = s.job.reach.decided;
-  st.reach_factor = s.job.reach.factor;
   return detail::pack(st);
 }
 
@@ -125,7 +91,7 @@ std::vector<char> receive_state(const SessionWorld& job, Watchdog& watchdog, con
 }
 }  // namespace
 
-// The newcomers' side of expand() (Session::join): the same hand-over
+// The newcomers' side of the executor's expansion (Session::join): the same hand-over
 // (blacs_dyn::World::share) and the same switch (switch_grid), in the same order.
 int Expansion::join() {
   SessionWorld& job = s.job;
@@ -160,7 +126,7 @@ int Expansion::join() {
   // Background resizes: the job's background settings.
   s.bg.mode = st.background_mode;
   s.bg.min_iterations = st.background_min_iterations;
-  // The same collective as the old processes make after the hand-over (detail::expand).
+  // The same collective as the old processes make after the hand-over (Executor::hand_over).
   job.rank_hosts = survey_world();
   job.node_of_rank = redist::node_ids(job.rank_hosts);
   if (st.background)
@@ -186,72 +152,11 @@ int Expansion::join() {
   return s.iteration;
 }
 
-// Merge or respawn, the facade's side (docs/reference/apps.md, "Merge or respawn"): world
-// rank 0's choice (policy/reconfigure.hpp weighs it) broadcast to every process, the
-// respawn carried out (parts/respawn.cpp, the old processes' side) with what world rank 0
-// accumulated packed for the new rank 0 (RankZeroCarry, parts/handover.hpp), and the
-// newcomers' side after the move: the old processes end, the new world takes the grid,
-// and the new rank 0 takes the carry and concludes the resize's record.
-namespace {
-// Why no respawn can be made for `d` here ("" when one can), on world rank 0.
-std::string respawn_blocked(const Decision& d, const SessionOptions& opt, const BackgroundPart& bg,
-                            const MatrixRegistry& reg, const ResizeRecorder& rec, int remaining, Reconfigure setting) {
-  if (d.by == ExpandBy::Join || d.by == ExpandBy::Waiting || blacs_dyn::World::join_can_order())
-    return "the job grows by joining (malleable-run --job-dir): its first launch holds the job until it ends";
-  if (!d.schema.empty()) return "the decision spawns as schema " + d.schema + " says";
-  if (!blacs_dyn::World::spawn_supported()) return blacs_dyn::World::spawn_unsupported_reason();
-  if (!opt.policy->state())
-    return "the policy '" + opt.policy->name() + "' cannot hand its state to a new rank 0 (Policy::state)";
-  if (!rec.powers.empty() || !d.powers.empty()) return "mapping powers are in use (heterogeneous layouts)";
-  if (setting == Reconfigure::Auto && bg.mode != Background::Off && !bg.blocked(d, reg, remaining))
-    return "a background resize overlaps its spawn with the old grid's iterations";
-  return {};
-}
-}  // namespace
-
-JobState Expansion::job_state(const Decision& d) {
-  JobState out;
-  out.shape = s.job.shape;
-  out.world_size = s.job.size();
-  out.hosts = s.job.rank_hosts;
-  out.launches = or_session_error("the ranks' launches: ", [] { return blacs_dyn::World::rank_groups(); });
-  for (const auto& r : s.registry.mats) out.matrices.push_back(r.mat());
-  out.move_budget_bytes = s.opt.move_budget_bytes;
-  if (!blacs_dyn::World::spawn_supported()) out.no_spawn = blacs_dyn::World::spawn_unsupported_reason();
-  out.reconfigure = s.reconfigure;
-  out.remaining = s.remaining();
-  if (d.action == Action::Expand || d.action == Action::Shrink)
-    out.respawn_blocked = respawn_blocked(d, s.opt, s.bg, s.registry, s.recorder, out.remaining, s.reconfigure);
-  const auto segs = s.recorder.metrics.segments();
-  if (!segs.empty()) {
-    out.median_wall = segs.back().median_wall;
-    out.median_compute = segs.back().median_compute;
-  }
-  if (s.job.reach.factor > 0) out.pair_factor = s.job.reach.factor;  // the generation check's measure (1: shared memory)
-  out.background_blocked = s.bg.blocked(d, s.registry, out.remaining);
-  out.history = s.recorder.history.events();
-  return out;
-}
-
-ReconfigureChoice Expansion::choose_reconfiguration(const Decision& d, const Grid& target, const NodePlan& np) {
-  if (d.action != Action::Expand && d.action != Action::Shrink) return {};
-  std::string bytes;
-  if (s.job.root()) {  // the planner's model (report/resize_plan.hpp) over the job now
-    const ReconfigureChoice c = plan_reconfiguration(job_state(d), d, target, np);
-    bytes = (c.respawn ? "1" : "0") + c.why;
-  }
-  bytes = broadcast_text(bytes, 0, s.job.world);
-  ReconfigureChoice c;
-  c.respawn = !bytes.empty() && bytes[0] == '1';
-  c.why = bytes.empty() ? std::string() : bytes.substr(1);
-  return c;
-}
-
-void Expansion::set_merge_spawn_env(const Grid& target, const NodePlan& np) const {
-  set_spawn_env(
-      merge_spawn_env(target, merge_hosts(target, s.job.size(), np), std::thread::hardware_concurrency(), s.cfg.session.mpi_yield_set));
-}
-
+// A respawn, the facade's side (docs/reference/apps.md, "Merge or respawn"; world rank 0's
+// plan chose it): carried out (exec/respawn.cpp, the old processes' side) with what world
+// rank 0 accumulated packed for the new rank 0 (RankZeroCarry, parts/handover.hpp), and the
+// newcomers' side after the move: the old processes end, the new world takes the grid, and
+// the new rank 0 takes the carry and concludes the resize's record.
 // The old processes' side: the layout, the state with respawn_from, and the carry. Under
 // remap_or_restart a shrink's spawn gets the expansion's fallback (a stalled spawn becomes
 // a resize by restart onto the target), and once the matrices moved world rank 0 removes

@@ -24,6 +24,7 @@
 #include "checkpoint/refresh.hpp"
 #include "checkpoint/session_checkpoint.hpp"
 #include "common/config.hpp"
+#include "exec/executor.hpp"
 #include "malleable/resize/session.hpp"
 #include "parts/grid_switch.hpp"
 #include "parts/registry.hpp"
@@ -102,6 +103,7 @@ struct SessionState {
 
   GridSwitch grid_switch() { return {job, registry, watchdog, opt, recorder, prefault, cfg}; }
   ResizeRecording recording() { return {recorder, job, opt, watchdog, iteration, cfg.session.heap_trim}; }
+  Executor executor() { return {grid_switch(), recording(), launch}; }
   CheckpointView checkpoint_view() {
     return {job, registry, ckpts, opt, cfg.checkpoint, launch, recorder.history, iteration};
   }
@@ -158,6 +160,16 @@ struct RemapPoint {
   RemapResult act(Decision d);
   // A decision while a resize is under way in the background (BackgroundPart).
   RemapResult decide_during_background(const Decision& d);
+  // World rank 0: the job as plan_resize and plan_steps read it for `d`
+  // (report/resize_plan.hpp; the rates left out: plan_texts adds them).
+  JobState job_state(const Decision& d);
+  // `d`'s plan (plan_steps) made on world rank 0 over `hosts` (every rank's node, the
+  // same on every process), on every process (collective: one broadcast).
+  ResizePlan agree_plan(const Decision& d, std::vector<std::string> hosts);
+  // A plan carried out in the background (begun here), or by respawn (the old processes'
+  // side; a shrink whose respawn could not spawn goes on as a merge's).
+  RemapResult begin_background(const ResizePlan& plan, double t_start);
+  RemapResult respawn(const ResizePlan& plan, double t_start);
   // Collective: `d` (the same on every process) planned on world rank 0, its JSON and
   // table on every process; nothing moves (the dry run: Session::dry_run, RESIZE_DRY_RUN).
   std::pair<std::string, std::string> plan_texts(const Decision& d);
@@ -167,31 +179,30 @@ struct RemapPoint {
   static void finalize_hook(void* state);
 };
 
-// An expansion, the facade's side (session_expand.cpp): the state the old processes hand
-// the newcomers, the newcomers' join; merge or respawn, and a respawn's carry.
+// An expansion, the facade's side (session_expand.cpp): the newcomers' join, the state a
+// background expansion or a respawn hands the newcomers, and a respawn's carry.
 struct Expansion {
   SessionState& s;
   // The state an expansion from `from` to `to` hands its newcomers, packed; `background`:
   // the expansion is one begun in the background. `respawn_from`: a respawn from a world
   // of that many processes (`to` on the ranks after them).
   std::vector<char> pack_expansion(const Grid& from, const Grid& to, bool background = false, int respawn_from = 0);
-  // The newcomers' side of expand() (Session::join).
+  // The newcomers' side of the executor's expansion (Session::join).
   int join();
-  // World rank 0: the job as plan_resize reads it for `d` (report/resize_plan.hpp; the
-  // rates left out: plan_texts adds them).
-  JobState job_state(const Decision& d);
-  // Merge or respawn: world rank 0's choice for `d` onto `target` (policy/reconfigure.hpp),
-  // on every process (collective); the respawn carried out (the old processes' side: it
-  // returns only when its spawn failed); world rank 0's carry; the new rank 0 taking it;
-  // the newcomers' side after the move.
-  ReconfigureChoice choose_reconfiguration(const Decision& d, const Grid& target, const NodePlan& np);
+  // A respawn carried out (the old processes' side: it returns only when its spawn
+  // failed); world rank 0's carry; the new rank 0 taking it; the newcomers' side after the
+  // move.
   Outcome respawn_resize(const Decision& d, const Grid& target, const NodePlan& np, ResizeRecord& rec, double t_start);
   std::vector<char> pack_carry(const ResizeRecord& rec, const Decision& d, double elapsed) const;
   void adopt_carry(const RankZeroCarry& c);
   void join_respawn(const ExpansionState& st);
-  // A merge's expansion: its spawn's "env" (merge_spawn_env; cleared by spawn_processes).
-  void set_merge_spawn_env(const Grid& target, const NodePlan& np) const;
 };
+
+// What the session's parts other than the executor's hand an expansion's newcomers
+// (remap_point.cpp): the background settings, the checkpoint cadences, the generation
+// check; `background`: the expansion is one begun in the background; `respawn_from`: a
+// respawn from a world of that many processes (0: a merge).
+ExpansionState handover_share(const SessionState& s, bool background, int respawn_from);
 
 // A resize decided by the policy but carried out by checkpoint, exit and restart with the
 // new process count (session_by_restart.cpp): Session::next_decision, remap_or_restart.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Starting a session (Session::start): the first grid, agreed on by every process (a
-// newcomer's join of an expansion is in session_expand.cpp, beside the old processes' side).
+// newcomer's join of an expansion is in session_expand.cpp; the old processes' side is
+// exec/executor.cpp's).
 #include "session/session_impl.hpp"
 
 #include "common/broadcast.hpp"

@@ -163,6 +163,52 @@ TEST(Handover, RandomDecisionsSurviveTheRoundTrip) {
   }
 }
 
+// A resize's plan as world rank 0 broadcasts it: its steps survive field for field; the
+// hosts before, the matrices and the costs do not travel.
+TEST(Handover, PlansSurviveTheRoundTripWithoutHostsMatricesOrCosts) {
+  std::mt19937 g(11);
+  for (int k = 0; k < 100; ++k) {
+    SCOPED_TRACE(k);
+    resize::detail::ResizePlan p;
+    p.decision = random_decision(g);
+    p.refused = k % 5 == 0 ? "refused " + std::to_string(k) : "";
+    p.from = random_grid(g);
+    p.to = random_grid(g);
+    p.how = k % 2 ? "merge" : "respawn";
+    p.how_why = "why " + std::to_string(k);
+    p.mechanism = k % 3 ? "spawn" : "exit";
+    p.reconfigure = {k % 2 == 0, 1.5 * k, 0.25 * k, "clause " + std::to_string(k)};
+    p.nodes.keep = {k, 0, 2};
+    p.nodes.release = {"n" + std::to_string(k), ""};
+    p.nodes.spawn = {{"h1", k}, {"", 2}};
+    p.nodes.hosts_before = {"n1", "n2"};
+    p.matrices.resize(2);
+    p.batches = 3;
+    const resize::detail::ResizePlan q = resize::detail::unpack_plan(resize::detail::pack(p));
+    expect_same(q.decision, p.decision);
+    EXPECT_EQ(q.refused, p.refused);
+    EXPECT_EQ(q.from, p.from);
+    EXPECT_EQ(q.to, p.to);
+    EXPECT_EQ(q.how, p.how);
+    EXPECT_EQ(q.how_why, p.how_why);
+    EXPECT_EQ(q.mechanism, p.mechanism);
+    EXPECT_EQ(q.reconfigure.respawn, p.reconfigure.respawn);
+    EXPECT_EQ(q.reconfigure.gain_s, p.reconfigure.gain_s);
+    EXPECT_EQ(q.reconfigure.cost_s, p.reconfigure.cost_s);
+    EXPECT_EQ(q.reconfigure.why, p.reconfigure.why);
+    EXPECT_EQ(q.nodes.keep, p.nodes.keep);
+    EXPECT_EQ(q.nodes.release, p.nodes.release);
+    EXPECT_EQ(q.nodes.spawn, p.nodes.spawn);
+    EXPECT_TRUE(q.nodes.hosts_before.empty());
+    EXPECT_TRUE(q.matrices.empty());
+    EXPECT_EQ(q.batches, 0);
+  }
+  auto bytes = resize::detail::pack(resize::detail::ResizePlan{});
+  EXPECT_NE(refusal([&] { resize::detail::unpack_decision(bytes); }).find("decision: not one"), std::string::npos);
+  bytes.resize(bytes.size() - 1);
+  EXPECT_EQ(refusal([&] { resize::detail::unpack_plan(bytes); }).rfind("resize plan: ", 0), 0u);
+}
+
 TEST(Handover, AnotherVersionIsRefusedNamingBoth) {
   std::mt19937 g(1);
   auto bytes = resize::detail::pack(random_state(g));

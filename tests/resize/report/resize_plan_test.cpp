@@ -15,6 +15,7 @@
 using namespace resize;
 using resize::detail::JobState;
 using resize::detail::plan_resize;
+using resize::detail::plan_steps;
 using resize::detail::Reconfigure;
 using resize::detail::ResizePlan;
 using resize_test::decision;
@@ -187,6 +188,42 @@ TEST(ResizePlan, RefusalSaysWhyAndPlansNothing) {
   no_spawn.no_spawn = "this MPI cannot spawn";
   EXPECT_EQ(plan_resize(no_spawn, decision(Action::Expand, 6, 2, 3)).refused, "this MPI cannot spawn");
   EXPECT_EQ(plan_resize(no_spawn, Decision{}).how, "none");
+}
+
+// plan_steps (what the executor carries out) is plan_resize's plan without the matrices
+// and costs: the same target, nodes, how, mechanism and merge-or-respawn choice, and the
+// same refusals; plan_resize's matrices come on top.
+TEST(ResizePlan, StepsAreThePlansWithoutMatricesOrCosts) {
+  JobState j = job(Grid{2, 3, {}}, {square("A", 60, 4)});
+  j.hosts = {"n1", "n1", "n1", "n1", "n2", "n2"};
+  Decision shrink = decision(Action::Shrink, 4, 2, 2);
+  shrink.hosts = {HostShare{"n2", 0}};
+  JobState respawn = job(Grid{2, 2, {}}, {square("A", 64, 8)});
+  respawn.reconfigure = Reconfigure::Respawn;
+  const std::vector<std::pair<JobState, Decision>> cases = {
+      {j, shrink},
+      {j, decision(Action::Expand, 9, 3, 3, Placement::Local2)},
+      {j, decision(Action::Regrid, 6, 3, 2)},
+      {respawn, decision(Action::Expand, 6, 2, 3)},
+      {j, decision(Action::Expand, 3, 1, 3)},  // refused
+  };
+  for (const auto& [js, d] : cases) {
+    const ResizePlan full = plan_resize(js, d), steps = plan_steps(js, d);
+    SCOPED_TRACE(to_string(d.action) + " " + std::to_string(d.procs));
+    EXPECT_EQ(steps.refused, full.refused);
+    EXPECT_EQ(steps.to, full.to);
+    EXPECT_EQ(steps.how, full.how);
+    EXPECT_EQ(steps.how_why, full.how_why);
+    EXPECT_EQ(steps.mechanism, full.mechanism);
+    EXPECT_EQ(steps.reconfigure.respawn, full.reconfigure.respawn);
+    EXPECT_EQ(steps.reconfigure.why, full.reconfigure.why);
+    EXPECT_EQ(steps.nodes.keep, full.nodes.keep);
+    EXPECT_EQ(steps.nodes.release, full.nodes.release);
+    EXPECT_EQ(steps.decision.placement, full.decision.placement);
+    EXPECT_TRUE(steps.matrices.empty());
+    EXPECT_EQ(full.matrices.empty(), !full.refused.empty());
+  }
+  EXPECT_TRUE(plan_steps(respawn, decision(Action::Expand, 6, 2, 3)).reconfigure.respawn);
 }
 
 TEST(ResizePlan, JsonAndTableSayWhatTheResizeWouldDo) {

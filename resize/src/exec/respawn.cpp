@@ -5,7 +5,7 @@
 // the node window, as any resize's move), world rank 0 hands what it accumulated to the
 // new rank 0, and every old process ends. The newcomers' side, the same collectives in the
 // same order, is the facade's (session/session_expand.cpp, from Session::join).
-#include "parts/resize_phases.hpp"
+#include "exec/executor.hpp"
 
 #include <cstdio>
 
