@@ -24,7 +24,7 @@ thread_local std::string last_error;
 
 // Impossible-but-valid requests are told apart from bad input by what the planner says.
 struct Impossible : gridmap::Error {
-  using gridmap::Error::Error;
+  explicit Impossible(const std::string& what) : gridmap::Error(what, malleable::Errc::Impossible) {}
 };
 
 template <class F>
@@ -36,7 +36,7 @@ int guarded(F&& body) {
   } catch (const Impossible& e) {
     last_error = e.what();
     return GRIDMAP_EIMPOSSIBLE;
-  } catch (const std::invalid_argument& e) {  // gridmap::Error and redist::Error
+  } catch (const malleable::Error& e) {  // gridmap::Error and redist::Error
     last_error = e.what();
     return GRIDMAP_EINVAL;
   } catch (const std::bad_alloc&) {

@@ -540,7 +540,7 @@ redist::Layout to_layout(const HeteroMapping& h, const std::vector<int>& ranks) 
   try {
     return redist::Layout::from_blocks(h.rows, h.cols, h.grid.rows, h.grid.cols, 0, 0, ranks);
   } catch (const redist::Error& e) {
-    fail("heterogeneous layout: ", e.what());
+    throw Error(e, "heterogeneous layout: ");  // redist's code and part kept
   }
 }
 
@@ -571,7 +571,7 @@ redist::Layout to_layout_cyclic(const HeteroMapping& h, std::int64_t row_cycle, 
   try {
     return redist::Layout::from_blocks(rb, cb, h.grid.rows, h.grid.cols, 0, 0, ranks);
   } catch (const redist::Error& e) {
-    fail("heterogeneous layout: ", e.what());
+    throw Error(e, "heterogeneous layout: ");  // redist's code and part kept
   }
 }
 

@@ -19,7 +19,7 @@ Movement account(const redist::Layout& before, const redist::Layout& after, int 
   try {
     s = redist::plan_stats(before, after, comm_size);
   } catch (const redist::Error& e) {
-    fail("accounting: ", e.what());
+    throw Error(e, "accounting: ");  // redist's code and part kept
   }
   // Byte counts are element counts times the element size: refuse here what
   // Movement::bytes_moved() could not represent.

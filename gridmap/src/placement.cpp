@@ -246,7 +246,7 @@ redist::Layout layout_for(const Placement& placement, const redist::MatrixSpec& 
     return redist::Layout::block_cyclic(shape.m, shape.n, shape.mb, shape.nb, g.rows, g.cols, 0, 0,
                                         placement.slots);
   } catch (const redist::Error& e) {
-    fail("layout: ", e.what());
+    throw Error(e, "layout: ");  // redist's code and part kept
   }
 }
 

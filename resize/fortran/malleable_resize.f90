@@ -15,7 +15,7 @@ module malleable_resize
             resize_end_iteration, resize_report_compute, resize_remap_point, resize_grid, &
             resize_world, resize_world_rank, resize_print_summary, &
             resize_write_json, resize_set_result_check, &
-            resize_destroy, resize_last_error, &
+            resize_destroy, resize_last_error, resize_last_error_code, resize_last_error_part, &
             resize_set_app_state, resize_iteration, &
             RESIZE_OK, RESIZE_ERR_ARG, RESIZE_ERR_STATE, RESIZE_ERR_RESIZE, &
             RESIZE_NONE, RESIZE_EXPAND, RESIZE_SHRINK, RESIZE_REGRID, &
@@ -270,6 +270,14 @@ module malleable_resize
     end subroutine
     type(c_ptr) function c_last_error() bind(C, name="resize_last_error")
       import :: c_ptr
+    end function
+    ! The last failure's code and part, as the part that raised it said them (malleable/error.h:
+    ! MALLEABLE_ERR_*, MALLEABLE_PART_*; 0 before the first).
+    integer(c_int) function resize_last_error_code() bind(C, name="resize_last_error_code")
+      import :: c_int
+    end function
+    integer(c_int) function resize_last_error_part() bind(C, name="resize_last_error_part")
+      import :: c_int
     end function
   end interface
 

@@ -127,6 +127,25 @@ TEST(BadInput, LayoutSizesNeverOverflowOrExhaustMemory) {
   }
 }
 
+// redist's error is the one form (malleable/error.hpp): code() the C API's value, one to one
+// with the common code, the part redist; a message alone an invalid layout, as before.
+TEST(BadInput, ErrorsAreTheOneForm) {
+  for (int c = REDIST_SUCCESS; c <= REDIST_ERR_INVALID_ARGUMENT; ++c) {
+    const redist::Error e(static_cast<ErrorCode>(c), "m");
+    EXPECT_EQ(static_cast<int>(e.code()), c);
+    EXPECT_EQ(e.part(), malleable::Part::Redist);
+  }
+  EXPECT_EQ(redist::Error(ErrorCode::InvalidArgument, "m").errc(), malleable::Errc::InvalidArgument);
+  EXPECT_EQ(redist::Error("m").code(), ErrorCode::InvalidLayout);
+  try {
+    Layout::block_cyclic(10, 10, 0, 2, 1, 1);
+    ADD_FAILURE() << "blocks of 0 rows were accepted";
+  } catch (const malleable::Error& e) {
+    EXPECT_EQ(e.part(), malleable::Part::Redist);
+    EXPECT_EQ(e.errc(), malleable::Errc::Layout);
+  }
+}
+
 // Class 4: any number that is not a schedule or a dimension is refused with its value.
 TEST(BadInput, UnknownEnumerationValuesAreRejected) {
   std::mt19937 rng(14004);

@@ -28,10 +28,11 @@ PASS_MESSAGE = ("every component includes only the components it depends on (an 
 COMPONENTS = {
     "common": set(),
     "redist": {"common"},
-    "gridmap": {"redist"},
+    "gridmap": {"redist", "common"},
     "blacs-dyn": {"common"},
-    # cluster includes of common only the job directory's layout (header-only, shared with
-    # blacs-dyn's join and the launcher: the expander jobs' command line is built from it).
+    # cluster includes of common the one form of an error (malleable/error.hpp) and the job
+    # directory's layout (header-only, shared with blacs-dyn's join and the launcher: the
+    # expander jobs' command line is built from it); both plain C++.
     "cluster": {"common"},
     # malleable-run: the job directory's layout (common's header-only job_dir_layout.hpp)
     # and Slurm's commands and readers (cluster's); nothing includes the launcher.
@@ -40,9 +41,10 @@ COMPONENTS = {
     "sim": {"cluster", "resize"},
     "apps": {"common", "redist", "gridmap", "blacs-dyn", "cluster", "resize"},
 }
-# The folder under malleable/ (or malleable_internal) that names a component's headers.
+# The folder under malleable/ (or malleable_internal) that names a component's headers;
+# common's installed headers (the one form of an error) sit in malleable/ itself.
 HEADER_OWNER = {"blacs_dyn": "blacs-dyn", "redist": "redist", "gridmap": "gridmap", "cluster": "cluster",
-                "resize": "resize"}
+                "resize": "resize", "error.h": "common", "error.hpp": "common"}
 EXTS = (".cpp", ".hpp", ".h", ".c")
 INCLUDE = re.compile(r'(?m)^\s*#\s*include\s*"(malleable(?:_internal)?)/([^"/]+)')
 # Where the daemon's code lives, the library it is built into, and the one program that links it.

@@ -22,16 +22,19 @@
 
 namespace {
 
+// The status of the one form's code (blacs_dyn::status_of); the error kept as it was raised
+// for blacs_dyn_last_error() and the C++ interface, which throws it again. Any other
+// exception is an MPI error of blacs-dyn's, as before.
 template <class F>
 int guarded(F&& f) {
   try {
     f();
     return BLACS_DYN_OK;
-  } catch (const blacs_dyn::Error& e) {
-    blacs_dyn::set_last_error(e.what());
-    return e.code();
+  } catch (const malleable::Error& e) {
+    blacs_dyn::set_last_error(e);
+    return blacs_dyn::status_of(e.errc());
   } catch (const std::exception& e) {
-    blacs_dyn::set_last_error(e.what());
+    blacs_dyn::set_last_error(blacs_dyn::Error(BLACS_DYN_ERR_MPI, e.what()));
     return BLACS_DYN_ERR_MPI;
   }
 }
@@ -348,7 +351,10 @@ int blacs_dyn_blacs_exits(void) { return blacs_dyn::blacs_exits(); }
 
 int blacs_dyn_context_live(int ctxt) { return blacs_dyn::blacs_context_live(ctxt) ? 1 : 0; }
 
-const char* blacs_dyn_last_error(void) { return blacs_dyn::last_error().c_str(); }
+const char* blacs_dyn_last_error(void) {
+  const malleable::Error* e = blacs_dyn::last_error();
+  return e ? e->what() : "";
+}
 
 const char* blacs_dyn_status_string(int code) {
   switch (code) {

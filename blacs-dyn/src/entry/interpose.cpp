@@ -89,7 +89,7 @@ void setup(int* me, int* np) {
     try {
       blacs_dyn::Expand(rt, bg).from_schema(nullptr, true);
     } catch (const blacs_dyn::Error& e) {
-      blacs_dyn::set_last_error(e.what());
+      blacs_dyn::set_last_error(e);
       if (rt.rank(bg) == 0)
         std::fprintf(stderr, "blacs_setup: %s; the world is unchanged\n", e.what());
     }

@@ -36,7 +36,7 @@ using namespace detail;
 
 namespace {
 
-thread_local std::string g_last_error;
+thread_local std::optional<malleable::Error> g_last_error;  // the one form, kept as thrown
 
 }  // namespace
 
@@ -82,7 +82,7 @@ bool Runtime::publish_background() {
 }
 
 
-void set_last_error(const std::string& msg) { g_last_error = msg; }
+void set_last_error(const malleable::Error& e) { g_last_error.emplace(e); }
 
 // Open MPI 4.1.4 over Debian 12's PMIx 4.2 hangs intermittently inside MPI_Comm_spawn (a
 // newcomer's first request to the PMIx server in mpiexec is never read). With the
@@ -136,7 +136,7 @@ void prepare_mpi_init() {
 #endif
 }
 
-const std::string& last_error() { return g_last_error; }
+const malleable::Error* last_error() { return g_last_error ? &*g_last_error : nullptr; }
 
 double join_timeout_seconds() {
   if (const Text t = read_config().join_timeout; t && !t->empty()) {

@@ -288,9 +288,10 @@ class Runtime {
   std::string where() const;
 };
 
-// The message of the last failed call on this thread.
-void set_last_error(const std::string& msg);
-const std::string& last_error();
+// The last failed call's error on this thread, in the one form (its code, part and
+// message as raised); null before the first.
+void set_last_error(const malleable::Error& e);
+const malleable::Error* last_error();
 double join_timeout_seconds();
 // BLACS_DYN_JOIN_PROOF_TIMEOUT (default 5): the seconds a launch the job connected to has
 // to prove itself (its challenges and hellos); a bad value is an Error (BLACS_DYN_ERR_ARG).

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// blacs-dyn's failures in the session's terms. The session changes its world through
+// blacs-dyn's failures on the session's way. The session changes its world through
 // blacs-dyn's C++ interface (blacs_dyn::World, malleable/blacs_dyn/blacs_dyn.hpp), which
-// throws blacs_dyn::Error ("<status>: <message>", the same on every rank for a collective
-// call); the session reports its own Error (the C API's codes follow from it) or carries
-// the message into a refused resize's record.
+// throws blacs_dyn::Error with the code and message blacs-dyn raised (the same on every
+// rank for a collective call). It is a resize::Error (the one form, malleable/error.hpp),
+// so the session lets it through to its caller, its code and part intact, saying only
+// where it was met; or it carries the failure into a refused resize's record.
 #pragma once
 
 #include <optional>
@@ -17,24 +18,27 @@
 
 namespace resize::detail {
 
-// `f()`'s result; its blacs_dyn::Error becomes Error(context + the message).
+// `f()`'s result; its blacs_dyn::Error goes on to the caller as it was thrown, `context`
+// before its message.
 template <class F>
 decltype(auto) or_session_error(std::string_view context, F&& f) {
   try {
     return std::forward<F>(f)();
-  } catch (const blacs_dyn::Error& e) {
-    throw Error(std::string(context) + e.what());
+  } catch (blacs_dyn::Error& e) {
+    e.prepend(context);
+    throw;
   }
 }
 
-// Nothing when `f()` succeeded, else its blacs_dyn::Error's message.
+// Nothing when `f()` succeeded, else its blacs_dyn::Error in one line (blacs_dyn::describe:
+// "<status>: <message>").
 template <class F>
 std::optional<std::string> blacs_dyn_failure(F&& f) {
   try {
     std::forward<F>(f)();
     return std::nullopt;
   } catch (const blacs_dyn::Error& e) {
-    return std::string(e.what());
+    return blacs_dyn::describe(e);
   }
 }
 

@@ -21,13 +21,15 @@ gridmap::Placement to_gridmap(const Grid& g) {
 }
 Grid from_gridmap(const gridmap::Placement& p) { return Grid{p.grid.rows, p.grid.cols, p.slots}; }
 
-// gridmap reports bad input with its own error type; the session speaks resize::Error.
+// gridmap's error (a resize::Error, the one form) goes on as it was thrown, `what` before
+// its message.
 template <class F>
 auto call(const char* what, F&& f) {
   try {
     return f();
-  } catch (const gridmap::Error& e) {
-    throw Error(std::string(what) + ": " + e.what());
+  } catch (gridmap::Error& e) {
+    e.prepend(std::string(what) + ": ");
+    throw;
   }
 }
 }  // namespace

@@ -33,8 +33,9 @@ std::string apply_policy_setting(const config::Text& value, SessionOptions& opt)
   std::unique_ptr<Policy> p;
   try {
     p = make_policy(*name, "", "", std::max(0, opt.total_iterations));
-  } catch (const Error& e) {
-    throw Error("RESIZE_POLICY=" + *name + ": " + e.what());
+  } catch (Error& e) {
+    e.prepend("RESIZE_POLICY=" + *name + ": ");
+    throw;
   }
   const std::string was = opt.policy_text.empty() ? program : opt.policy_text;
   opt.policy = std::move(p);

@@ -78,8 +78,9 @@ void parse_options(const std::vector<std::string>& f, const std::string& entry, 
     } else {
       try {
         d.placement = parse_placement(f[i]);
-      } catch (const Error& err) {
-        throw entry_error(entry, err.what());
+      } catch (Error& err) {
+        err.prepend("schedule entry '" + entry + "': ");  // as entry_error says it, the code kept
+        throw;
       }
     }
   }

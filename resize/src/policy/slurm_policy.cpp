@@ -283,11 +283,7 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
     for (const auto& w : *in.waiting) m.waiting.push_back(Moment::Launch{w.id, w.host, w.procs});
   const Options& o = agent_.options();
   m.growth = [&in, &o](int extra_nodes, int per_node) { return growth_from_metrics(in, o, extra_nodes, per_node); };
-  try {
-    return decision_of(in, agent_.decide(m), o.use_dedicated);
-  } catch (const cluster::Error& e) {
-    throw Error(e.what());
-  }
+  return decision_of(in, agent_.decide(m), o.use_dedicated);  // cluster::Error is a resize::Error
 }
 
 void SlurmPolicy::completed(const Decision& d, int, bool ok) {
@@ -298,19 +294,11 @@ void SlurmPolicy::completed(const Decision& d, int, bool ok) {
   s.by_restart = d.by_restart;
   s.new_allocation = d.new_allocation;
   if (d.by == ExpandBy::Waiting) s.launches = d.launches;
-  try {
-    agent_.completed(s, ok);
-  } catch (const cluster::Error& e) {
-    throw Error(e.what());
-  }
+  agent_.completed(s, ok);
 }
 
 std::unique_ptr<Policy> make_slurm_policy(int total_iterations) {
-  try {
-    return make_policy_from_env(total_iterations);
-  } catch (const cluster::Error& e) {
-    throw Error(e.what());
-  }
+  return make_policy_from_env(total_iterations);
 }
 
 }  // namespace resize

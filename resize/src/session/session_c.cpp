@@ -22,18 +22,34 @@ struct resize_session {
 };
 
 namespace {
-thread_local std::string g_error;
+// The last failure of this thread in the one form (malleable/error.hpp), as it was raised,
+// whichever part raised it: resize_last_error, _code and _part read it.
+thread_local std::optional<malleable::Error> g_error;
+
+// The status a failure returns: the C API's own where it names the code, else
+// RESIZE_ERR_ARG (the code itself in resize_last_error_code).
+int status_of(malleable::Errc code) {
+  switch (code) {
+    case malleable::Errc::State: return RESIZE_ERR_STATE;
+    case malleable::Errc::ResizeFailed: return RESIZE_ERR_RESIZE;
+    case malleable::Errc::Checkpoint: return RESIZE_ERR_CHECKPOINT;
+    default: return RESIZE_ERR_ARG;
+  }
+}
+int fail(const malleable::Error& e) {
+  g_error.emplace(e);
+  return status_of(e.errc());
+}
+int fail(malleable::Errc code, const std::string& what) { return fail(resize::Error(what, code)); }
 
 template <class F>
 int guarded(F&& f) {
   try {
     return f();
-  } catch (const resize::CheckpointFailed& e) {
-    g_error = e.what();
-    return RESIZE_ERR_CHECKPOINT;
-  } catch (const std::exception& e) {
-    g_error = e.what();
-    return RESIZE_ERR_ARG;
+  } catch (const malleable::Error& e) {
+    return fail(e);
+  } catch (const std::exception& e) {  // not one of the parts' (out of memory, the JSON reader)
+    return fail(malleable::Errc::Internal, e.what());
   }
 }
 int action_code(resize::Action a) {
@@ -43,8 +59,7 @@ int action_code(resize::Action a) {
                                        : RESIZE_NONE;
 }
 int bad_state(const char* what) {
-  g_error = std::string(what) + ": session is NULL";
-  return RESIZE_ERR_STATE;
+  return fail(malleable::Errc::State, std::string(what) + ": session is NULL");
 }
 }  // namespace
 
@@ -52,10 +67,7 @@ extern "C" {
 
 int resize_create(int argc, char** argv, const char* app, const char* policy,
                        const char* schedule, resize_session** out) {
-  if (!out) {
-    g_error = "resize_create: out is NULL";
-    return RESIZE_ERR_ARG;
-  }
+  if (!out) return fail(malleable::Errc::InvalidArgument, "resize_create: out is NULL");
   return guarded([&] {
     resize::SessionOptions o;
     o.app = app ? app : "app";
@@ -109,12 +121,11 @@ int register_c(resize_session* s, const char* fn, const char* name, int m, int n
                int* desc, T** buf) {
   if (!s) return bad_state(fn);
   if (!desc || !buf) {
-    g_error = std::string(fn) + ": desc and buf must not be NULL";
-    return RESIZE_ERR_ARG;
+    return fail(malleable::Errc::InvalidArgument, std::string(fn) + ": desc and buf must not be NULL");
   }
   if (dist != 0 && dist != 1) {
-    g_error = std::string(fn) + ": dist must be 0 (block-cyclic) or 1 (block), got " + std::to_string(dist);
-    return RESIZE_ERR_ARG;
+    return fail(malleable::Errc::InvalidArgument,
+                std::string(fn) + ": dist must be 0 (block-cyclic) or 1 (block), got " + std::to_string(dist));
   }
   return guarded([&] {
     resize::detail::SessionAccess::register_malloc(
@@ -247,7 +258,7 @@ int resize_remap_or_restart(resize_session* s, int mechanism, int* step, int* ac
   if (!s) return bad_state("resize_remap_or_restart");
   if (step) *step = RESIZE_STEP_CONTINUE;
   if (action) *action = RESIZE_NONE;
-  return guarded([&] {
+  return guarded([&]() -> int {
     if (mechanism != RESIZE_MECHANISM_SPAWN && mechanism != RESIZE_MECHANISM_RESTART)
       throw resize::Error("resize_remap_or_restart: mechanism must be RESIZE_MECHANISM_SPAWN or _RESTART (0-1), got " +
                           std::to_string(mechanism));
@@ -258,10 +269,7 @@ int resize_remap_or_restart(resize_session* s, int mechanism, int* step, int* ac
               : r.kind == resize::ResizeStep::Kind::ExitForRestart ? RESIZE_STEP_EXIT_FOR_RESTART
                                                                    : RESIZE_STEP_CONTINUE;
     if (action) *action = action_code(r.action);
-    if (!r.ok) {
-      g_error = r.message;
-      return RESIZE_ERR_RESIZE;
-    }
+    if (!r.ok) return fail(malleable::Errc::ResizeFailed, r.message);
     return RESIZE_OK;
   });
 }
@@ -324,17 +332,14 @@ int resize_report_compute(resize_session* s, double work, double seconds) {
 
 int resize_remap_point(resize_session* s, int* action) {
   if (!s) return bad_state("resize_remap_point");
-  return guarded([&] {
+  return guarded([&]() -> int {
     const auto r = s->s->remap_point();
     if (action)
       *action = r.action == resize::Action::Expand ? RESIZE_EXPAND
                 : r.action == resize::Action::Shrink ? RESIZE_SHRINK
                 : r.action == resize::Action::Regrid ? RESIZE_REGRID
                                                      : RESIZE_NONE;
-    if (!r.ok) {
-      g_error = r.message;
-      return RESIZE_ERR_RESIZE;
-    }
+    if (!r.ok) return fail(malleable::Errc::ResizeFailed, r.message);
     return RESIZE_OK;
   });
 }
@@ -440,8 +445,7 @@ int resize_set_result_check(resize_session* s, int check_ok, const char* message
 int resize_write_json(const resize_session* s, const char* path) {
   if (!s) return bad_state("resize_write_json");
   if (!path || !*path) {
-    g_error = "resize_write_json: path is NULL or empty";
-    return RESIZE_ERR_ARG;
+    return fail(malleable::Errc::InvalidArgument, "resize_write_json: path is NULL or empty");
   }
   return guarded([&] {
     s->s->write_json(path);
@@ -449,6 +453,8 @@ int resize_write_json(const resize_session* s, const char* path) {
   });
 }
 
-const char* resize_last_error(void) { return g_error.c_str(); }
+const char* resize_last_error(void) { return g_error ? g_error->what() : ""; }
+int resize_last_error_code(void) { return static_cast<int>(g_error ? g_error->errc() : malleable::Errc::Ok); }
+int resize_last_error_part(void) { return static_cast<int>(g_error ? g_error->part() : malleable::Part::None); }
 
 }  // extern "C"

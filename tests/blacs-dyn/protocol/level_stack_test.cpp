@@ -107,6 +107,28 @@ TEST(blacsDynLevelStack, PartOfASpawnedGroupParksAndExitsWithItsLastSibling) {
   EXPECT_EQ(s.alive(), 2);
 }
 
+// blacs-dyn's error is the one form (malleable/error.hpp): its status and the common code
+// one to one, the part blacs-dyn, the message as raised.
+TEST(blacsDynLevelStack, ErrorsAreTheOneForm) {
+  for (int status = BLACS_DYN_OK; status <= BLACS_DYN_ERR_JOIN; ++status) {
+    const Error e(status, "m");
+    EXPECT_EQ(e.code(), status);
+    EXPECT_EQ(blacs_dyn::status_of(blacs_dyn::errc_of_status(status)), status);
+    EXPECT_EQ(e.part(), malleable::Part::BlacsDyn);
+  }
+  EXPECT_EQ(Error(BLACS_DYN_ERR_SPAWN, "m").errc(), malleable::Errc::Spawn);
+  EXPECT_EQ(Error(BLACS_DYN_ERR_UNSUPPORTED, "m").errc(), malleable::Errc::SpawnUnsupported);
+  EXPECT_EQ(Error(99, "m").code(), BLACS_DYN_ERR_MPI);  // no status: a failure blacs-dyn did not name
+  try {
+    LevelStack(2).plan_shrink_to_level(0);
+    ADD_FAILURE() << "a shrink of level 0 was planned";
+  } catch (const malleable::Error& e) {
+    EXPECT_EQ(e.errc(), malleable::Errc::InvalidArgument);
+    EXPECT_EQ(e.part(), malleable::Part::BlacsDyn);
+    EXPECT_STREQ(e.what(), "cannot shrink to level 0: the stack holds only level 0, nothing to pop");
+  }
+}
+
 TEST(blacsDynLevelStack, ImpossibleShrinksAreRejected) {
   const auto s = grown();
   EXPECT_EQ(code_of([&] { s.plan_shrink_to_level(3); }), BLACS_DYN_ERR_ARG);   // the current level

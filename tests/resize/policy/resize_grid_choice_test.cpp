@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <gtest/gtest.h>
 
+#include "malleable/gridmap/error.hpp"
 #include "policy/grid_choice.hpp"
 
 using namespace resize;
@@ -23,6 +24,20 @@ TEST(GridChoice, Local2IntersperseAtDivisionCentresAsInSeed002Figure43) {
   EXPECT_EQ(inserted_positions(4, 2, Placement::Local2), (std::vector<int>{1, 4}));
   EXPECT_EQ(inserted_positions(4, 2, Placement::Local1), (std::vector<int>{4, 5}));
   EXPECT_EQ(inserted_positions(2, 1, Placement::Local2), (std::vector<int>{1}));
+}
+
+// gridmap's refusal reaches the session's caller as gridmap raised it (one form: a
+// resize::Error), with where the session met it before its message.
+TEST(GridChoice, GridmapsErrorReachesTheCallerAsRaised) {
+  try {
+    inserted_positions(0, 2, Placement::Local1);
+    ADD_FAILURE() << "positions in a grid of no line were planned";
+  } catch (const Error& e) {
+    EXPECT_NE(dynamic_cast<const gridmap::Error*>(&e), nullptr) << "re-wrapped: " << e.what();
+    EXPECT_EQ(e.part(), malleable::Part::Gridmap);
+    EXPECT_EQ(e.errc(), malleable::Errc::InvalidArgument);
+    EXPECT_STREQ(e.what(), "inserted_positions: placement: old grid dimension must be >= 1, got 0");
+  }
 }
 
 TEST(GridChoice, Local1ExpansionMatchesSeed002Figure42) {

@@ -29,12 +29,18 @@ void Cfree_blacs_system_handle(int bhandle);
 
 namespace blacs_dyn {
 
-// The code's exception: "<status>: <blacs_dyn_last_error()>", except an MPI that cannot
-// spawn, whose message names itself ("spawn not supported by this MPI (MPICH 4.0.2): ...").
+// The error the C call raised, again: its code (the status) and its message
+// (blacs_dyn_last_error()) as blacs-dyn raised them.
 inline void check(int rc) {
-  if (rc == BLACS_DYN_ERR_UNSUPPORTED) throw Error(rc, blacs_dyn_last_error());
-  if (rc != BLACS_DYN_OK)
-    throw Error(rc, std::string(blacs_dyn_status_string(rc)) + ": " + blacs_dyn_last_error());
+  if (rc != BLACS_DYN_OK) throw Error(rc, blacs_dyn_last_error());
+}
+
+// "<status>: <message>", how a refused change is told in one line (a resize's record),
+// except an MPI that cannot spawn, whose message names itself ("spawn not supported by
+// this MPI (MPICH 4.0.2): ...").
+inline std::string describe(const Error& e) {
+  if (e.code() == BLACS_DYN_ERR_UNSUPPORTED) return e.what();
+  return std::string(blacs_dyn_status_string(e.code())) + ": " + e.what();
 }
 
 // The current world and the collective operations on it. All members of the world

@@ -26,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "malleable/error.hpp"
+
 namespace redist {
 
 // Why an operation failed; the C API returns these values (redist.h REDIST_ERR_*).
@@ -43,16 +45,33 @@ enum class ErrorCode : int {
   InvalidArgument = 10   // a handle or enumeration that is not valid (communicator, schedule, dim)
 };
 
-// Thrown by validation, planning and execution; the message names the argument and value
-// at fault.
-class Error : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-  Error(ErrorCode code, const std::string& what) : std::invalid_argument(what), code_(code) {}
-  ErrorCode code() const noexcept { return code_; }
+// ErrorCode and the common code (malleable/error.hpp), one to one.
+inline constexpr malleable::CodeTable<ErrorCode, 11> kErrorCodes{{
+    {ErrorCode::Ok, malleable::Errc::Ok},
+    {ErrorCode::InvalidLayout, malleable::Errc::Layout},
+    {ErrorCode::SizeMismatch, malleable::Errc::SizeMismatch},
+    {ErrorCode::RegionOutOfRange, malleable::Errc::Region},
+    {ErrorCode::LeadingDimension, malleable::Errc::LeadingDimension},
+    {ErrorCode::NullBuffer, malleable::Errc::NullBuffer},
+    {ErrorCode::NotInGrid, malleable::Errc::NotInGrid},
+    {ErrorCode::Inconsistent, malleable::Errc::Inconsistent},
+    {ErrorCode::Mpi, malleable::Errc::Mpi},
+    {ErrorCode::Internal, malleable::Errc::Internal},
+    {ErrorCode::InvalidArgument, malleable::Errc::InvalidArgument},
+}};
+// A code no redist call raises is Internal.
+constexpr malleable::Errc errc_of(ErrorCode c) noexcept { return kErrorCodes.errc_of(c, malleable::Errc::Internal); }
+constexpr ErrorCode code_of(malleable::Errc c) noexcept { return kErrorCodes.code_of(c, ErrorCode::Internal); }
 
- private:
-  ErrorCode code_ = ErrorCode::InvalidLayout;
+// Thrown by validation, planning and execution: the one form (malleable::Error, part
+// Redist); the message names the argument and value at fault. code() is the C API's value
+// (a message alone: InvalidLayout).
+class Error : public malleable::Error {
+ public:
+  explicit Error(const std::string& what) : Error(ErrorCode::InvalidLayout, what) {}
+  Error(ErrorCode code, const std::string& what)
+      : malleable::Error(malleable::Part::Redist, errc_of(code), what) {}
+  ErrorCode code() const noexcept { return code_of(errc()); }
 };
 
 // Most blocks one dimension of a layout may have (2^26): block lists, prefix sums and

@@ -19,6 +19,8 @@
 #include <mpi.h>
 #include <stddef.h>
 
+#include "malleable/error.h"
+
 /* Complex elements: C99 float/double _Complex in C, std::complex in C++ (the same
  * interleaved (re, im) layout, as LAPACKE does). */
 #ifdef __cplusplus
@@ -36,8 +38,8 @@ extern "C" {
 
 enum resize_status {
   RESIZE_OK = 0,
-  RESIZE_ERR_ARG = 1,    /* a bad argument (the message names it) */
-  RESIZE_ERR_STATE = 2,  /* call out of order */
+  RESIZE_ERR_ARG = 1,    /* a bad argument (the message names it), or any failure below */
+  RESIZE_ERR_STATE = 2,  /* call out of order (MALLEABLE_ERR_STATE, from any part) */
   RESIZE_ERR_RESIZE = 3, /* the resize failed; the job continues on its old grid */
   RESIZE_ERR_CHECKPOINT = 4 /* a checkpoint (or DIR/<app>.next) could not be written: the
                                same on every process, the previous checkpoints untouched */
@@ -212,7 +214,15 @@ int resize_print_summary(resize_session* s, const char* problem, const char* che
 int resize_set_result_check(resize_session* s, int check_ok, const char* message);
 int resize_write_json(const resize_session* s, const char* path);
 
+/* The last failure of the calling thread: its message, and its code and part in the one
+ * enumeration of malleable/error.h, as the part that raised it said them
+ * (MALLEABLE_ERR_SPAWN and MALLEABLE_PART_BLACS_DYN for a spawn blacs-dyn refused,
+ * MALLEABLE_ERR_ARG and MALLEABLE_PART_RESIZE for a bad argument of the session's own);
+ * "", MALLEABLE_OK and MALLEABLE_PART_NONE before the first. A failed resize
+ * (RESIZE_ERR_RESIZE) is MALLEABLE_ERR_RESIZE, its cause in the message. */
 const char* resize_last_error(void);
+int resize_last_error_code(void);
+int resize_last_error_part(void);
 
 #ifdef __cplusplus
 }

@@ -82,11 +82,11 @@ struct RemapResult {
 // A checkpoint that could not be written (no room, a read-only or failing file system, a
 // directory that cannot be made, a .next file that cannot be written): thrown the same on
 // every process by checkpoint(), checkpoint_in(), checkpoint_if_due() and
-// remap_or_restart(); the previous checkpoints are untouched. A resize::Error, so catching
-// Error catches it too.
+// remap_or_restart(); the previous checkpoints are untouched. A resize::Error (code
+// malleable::Errc::Checkpoint), so catching Error catches it too.
 class CheckpointFailed : public Error {
  public:
-  using Error::Error;
+  explicit CheckpointFailed(const std::string& what) : Error(what, malleable::Errc::Checkpoint) {}
 };
 
 // When the session checkpoints (Session::set_checkpointing, docs/guide/checkpoint.md).

@@ -7,15 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "malleable/error.hpp"
 #include "malleable/redist/matrix.hpp"
 
 namespace resize {
 
-// Thrown by parsing and planning; the message names the argument and value at fault.
-class Error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// The session's error is the one form (malleable/error.hpp): thrown by parsing, planning
+// and the session with a message naming the argument and value at fault (a message alone:
+// code malleable::Errc::InvalidArgument, part Resize). Every part's error is one, so
+// catching resize::Error catches an error raised below the session too, as it was thrown
+// (its errc() and part() say which part raised what).
+using Error = malleable::Error;
 
 // A process grid placed in the current world: ranks[pr * npcol + pc] is the world rank
 // at grid coordinate (pr, pc) (the same convention as redist::Layout::ranks).

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Errors in one form from blacs-dyn up through resize (malleable/error.hpp), on 2 processes:
+// a call the session makes to blacs-dyn (a respawn's retire, with no expansion to retire)
+// fails in blacs-dyn, and the session's caller catches it as resize::Error with the code,
+// part and message blacs-dyn raised (the object thrown, where the session met it before
+// its message); the C APIs report the same: blacs-dyn's status and message, and resize's
+// status with the code and part of the one form.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <string>
+
+#include "malleable/blacs_dyn/blacs_dyn.h"
+#include "malleable/error.h"
+#include "malleable/resize/resize.h"
+#include "parts/blacs_dyn_error.hpp"
+
+namespace {
+
+// What blacs-dyn's level stack says when asked to retire a world that did not expand.
+const std::string kNoExpansion =
+    "a respawn replaces the world by the processes of its last expansion, but the current level is no expansion";
+
+TEST(ResizeError, BlacsDynsErrorReachesTheSessionsCallerAsRaised) {
+  try {
+    resize::detail::or_session_error("respawn: ", [] { return blacs_dyn::World::retire(); });
+    FAIL() << "a world that did not expand was retired";
+  } catch (const resize::Error& e) {
+    const auto* raised = dynamic_cast<const blacs_dyn::Error*>(&e);
+    ASSERT_NE(raised, nullptr) << "re-wrapped: " << e.what();
+    EXPECT_EQ(raised->code(), BLACS_DYN_ERR_STATE);
+    EXPECT_EQ(e.errc(), malleable::Errc::State);
+    EXPECT_EQ(e.part(), malleable::Part::BlacsDyn);
+    EXPECT_EQ(std::string(blacs_dyn_last_error()), kNoExpansion);  // as blacs-dyn raised it
+    EXPECT_EQ(std::string(e.what()), "respawn: " + kNoExpansion);
+  }
+  // A refused resize's record says it in one line, its status first.
+  EXPECT_EQ(resize::detail::blacs_dyn_failure([] { blacs_dyn::World::retire(); }),
+            "call out of order: " + kNoExpansion);
+  EXPECT_EQ(blacs_dyn::World::size(), 2);  // the world as it was
+}
+
+TEST(ResizeError, BlacsDynsCApiReportsTheCodeAndMessageRaised) {
+  int leaving = -1, n = 0;
+  EXPECT_EQ(blacs_dyn_retire(&leaving), BLACS_DYN_ERR_STATE);
+  EXPECT_EQ(std::string(blacs_dyn_last_error()), kNoExpansion);
+  EXPECT_EQ(blacs_dyn_level_size(7, &n), BLACS_DYN_ERR_ARG);
+  EXPECT_EQ(std::string(blacs_dyn_last_error()), "level 7 does not exist (depth 1)");
+}
+
+TEST(ResizeError, ResizesCApiReportsTheCodeAndPart) {
+  int action = -1, step = -1;
+  EXPECT_EQ(resize_remap_point(nullptr, &action), RESIZE_ERR_STATE);
+  EXPECT_EQ(resize_last_error_code(), MALLEABLE_ERR_STATE);
+  EXPECT_EQ(resize_last_error_part(), MALLEABLE_PART_RESIZE);
+  EXPECT_EQ(std::string(resize_last_error()), "resize_remap_point: session is NULL");
+
+  char name[] = "resize_error_mpi_test";
+  char* argv[] = {name, nullptr};
+  resize_session* s = nullptr;
+  ASSERT_EQ(resize_create(1, argv, "errors", "fixed", nullptr, &s), RESIZE_OK) << resize_last_error();
+  EXPECT_EQ(resize_remap_or_restart(s, 7, &step, &action), RESIZE_ERR_ARG);
+  EXPECT_EQ(resize_last_error_code(), MALLEABLE_ERR_ARG);
+  EXPECT_EQ(resize_last_error_part(), MALLEABLE_PART_RESIZE);
+  EXPECT_NE(std::string(resize_last_error()).find("got 7"), std::string::npos) << resize_last_error();
+  resize_destroy(s);
+
+  // A bad schedule entry: the session's own error, its code kept where the entry is named.
+  EXPECT_EQ(resize_create(1, argv, "errors", "scripted", "2:expand:3x3:sideways", &s), RESIZE_ERR_ARG);
+  EXPECT_EQ(resize_last_error_code(), MALLEABLE_ERR_ARG);
+  EXPECT_EQ(std::string(resize_last_error()),
+            "schedule entry '2:expand:3x3:sideways': placement: expected global, local1, local2 or optimal, got "
+            "'sideways'");
+}
+
+}  // namespace
