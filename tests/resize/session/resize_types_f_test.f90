@@ -8,7 +8,7 @@
 ! add up to M x N; a difference ends the job with a non-zero status. The application's
 ! own state (resize_set_app_state: two reals the originals hold) reaches the newcomers,
 ! and the status codes are resize.h's: a NULL state is RESIZE_ERR_ARG, a NULL session
-! RESIZE_ERR_STATE.
+! RESIZE_ERR_STATE (resize_last_error_code and _part: the state code of the session).
 !   mpiexec -n 4 resize_types_f_test
 program resize_types_f_test
   use, intrinsic :: iso_c_binding
@@ -52,6 +52,11 @@ program resize_types_f_test
   end if
   if (resize_set_app_state(c_null_ptr, c_loc(app), c_sizeof(app)) /= RESIZE_ERR_STATE) then
     print '(A)', 'resize_types_f_test: FAILED: a NULL session is not RESIZE_ERR_STATE'
+    call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+  end if
+  ! Its code and part in the one form (malleable/error.h: MALLEABLE_ERR_STATE 2, MALLEABLE_PART_RESIZE 4).
+  if (resize_last_error_code() /= 2 .or. resize_last_error_part() /= 4) then
+    print '(A)', 'resize_types_f_test: FAILED: a NULL session is not code 2 of part 4: ' // resize_last_error()
     call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
   end if
   app = 0
