@@ -210,13 +210,6 @@ ResizePlan refused_plan(const JobState& job, const Decision& d, const std::strin
   return refused;
 }
 
-// The target and how, into `p` (its decision validated in place); throws what the target
-// refuses and what the merge-or-respawn model throws.
-void steps_into(const JobState& job, ResizePlan& p) {
-  p.nodes.hosts_before = hosts_of(job);
-  p.to = plan_target(job, p.decision, p.nodes);
-  plan_how(job, p);
-}
 }  // namespace
 
 ResizePlan plan_steps(const JobState& job, Decision d) {
@@ -227,20 +220,17 @@ ResizePlan plan_steps(const JobState& job, Decision d) {
   p.nodes.hosts_before = hosts_of(job);
   try {
     p.to = plan_target(job, p.decision, p.nodes);
+    plan_how(job, p);
   } catch (const std::exception& e) {
     return refused_plan(job, p.decision, e.what());
   }
-  plan_how(job, p);
   return p;
 }
 
 ResizePlan plan_resize(const JobState& job, Decision d) {
-  ResizePlan p;
-  p.from = job.shape;
-  p.decision = std::move(d);
-  if (p.decision.action == Action::None) return p;
+  ResizePlan p = plan_steps(job, std::move(d));
+  if (p.decision.action == Action::None || !p.refused.empty()) return p;
   try {
-    steps_into(job, p);
     plan_matrices(job, p);
     plan_cost(job, p);
   } catch (const std::exception& e) {

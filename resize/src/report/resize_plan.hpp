@@ -58,8 +58,9 @@ ResizePlan plan_resize(const JobState& job, Decision d);
 // What `d` would do to `job` without the matrices' layouts, bytes and costs: the target
 // grid, the nodes, merge, respawn, background or regrid, and the mechanism; the steps the
 // executor carries out (exec/executor.hpp), made on world rank 0 at a remap point. A
-// decision the target grid refuses comes back with `refused` set; the merge-or-respawn
-// model's errors are thrown.
+// decision the target grid or the merge-or-respawn model refuses comes back with
+// `refused` set (never thrown: the other processes wait for this plan). plan_resize is
+// this plan plus the matrices and costs.
 ResizePlan plan_steps(const JobState& job, Decision d);
 
 // Merge or respawn for `d` onto `target` (an expansion or a shrink), as the shell weighs it
