@@ -970,9 +970,12 @@ python3 "$here/scripts/bench/data_archive.py" pack "$OUT"
 # is the table (scripts/bench/bound_report.py: fractions of the single-copy bound).
 # Usage: redist.sh bound [--build DIR] [--out DIR] [--ranks N] [--max-mib M] [--reps R]
 #                       [--costa-native SO] [--skip-sweep | --sweep-only]
-#                       [--require-quiet] [--wait-quiet S]
+#                       [--changes LIST] [--require-quiet] [--wait-quiet S]
 # --skip-sweep: the starts and the resizes by the report's probe only (no step 3).
 # --sweep-only: step 3 alone.
+# --changes LIST: the sweep's grid changes (NB@RxC:NB@RxC, comma-separated; every grid of
+#   --ranks processes), default the bench's 2-rank ones, e.g. for 16 ranks
+#   64@4x4:64@2x8,64@4x4:100@4x4,64@2x8:100@4x4.
 # --require-quiet: refuse to run (exit 3) when the machine is loaded before the sweep (load1
 #   above the ranks, or more other runnable processes than the cores leave free); without it
 #   a loaded run is marked (meta.txt, bound.md). --wait-quiet S: wait up to S seconds for a
@@ -982,6 +985,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 args="$*"
 build=$here/build out='' ranks=2 max_mib=1024 reps=5 costa=${MALLEABLE_COSTA_NATIVE:-} sweep=1 only=0 require=0 wait_s=0
+changes_opt=()
 while (($#)); do
   case $1 in
     --build) build=$2; shift 2 ;;
@@ -992,6 +996,7 @@ while (($#)); do
     --costa-native) costa=$2; shift 2 ;;
     --skip-sweep) sweep=0; shift ;;
     --sweep-only) only=1; shift ;;
+    --changes) changes_opt=(--changes "$2"); shift 2 ;;
     --require-quiet) require=1; shift ;;
     --wait-quiet) wait_s=$2; shift 2 ;;
     *) echo "redist.sh bound: unknown option $1" >&2; exit 2 ;;
@@ -1037,18 +1042,19 @@ done
   echo "# before: $before"
 } >"$out/meta.txt"
 
-mpicc -O2 -DPROBE_NODE_COPY "$here/scripts/bench/probes.c" -o "$work/node_copy"
-mpicc -O2 -DPROBE_SPAWN_PINGPONG "$here/scripts/bench/probes.c" -o "$work/spawn_pingpong"
-mpicc -O2 -DPROBE_BARE_JOIN "$here/scripts/bench/probes.c" -o "$work/bare_join"
-
 if ((only)); then
-  mpirun_n "$ranks" "$bench" bound --mib "$sizes" --max-mib "$max_mib" --reps "$reps" \
+  mpirun_n "$ranks" "$bench" bound --mib "$sizes" --max-mib "$max_mib" --reps "$reps" "${changes_opt[@]}" \
     ${costa:+--costa-native "$costa"} --json "$out/bound.json" | tee "$out/bound.txt"
   echo "# after: $(quiet_now)" >>"$out/meta.txt"
   python3 "$here/scripts/bench/bound_report.py" table "$out" >"$out/bound.md"
   echo "redist.sh bound: wrote $out"
   exit 0
 fi
+# The probes (scripts/bench/probes.c) the starts need; step 3 alone needs none (nor mpicc).
+mpicc -O2 -DPROBE_NODE_COPY "$here/scripts/bench/probes.c" -o "$work/node_copy"
+mpicc -O2 -DPROBE_SPAWN_PINGPONG "$here/scripts/bench/probes.c" -o "$work/spawn_pingpong"
+mpicc -O2 -DPROBE_BARE_JOIN "$here/scripts/bench/probes.c" -o "$work/bare_join"
+
 # 1. The node's copy rate, STREAM copy on every rank (the bench measures its own per size too).
 l=$(load)
 best=$(mpirun_n "$ranks" "$work/node_copy" 256 10 | grep '^best')
@@ -1112,7 +1118,7 @@ if ((sweep)); then
 arms=(given probe)
 costa_opt=()
 [[ -n $costa ]] && costa_opt=(--costa-native "$costa")
-mpirun_n "$ranks" "$bench" bound --mib "$sizes" --max-mib "$max_mib" --reps "$reps" "${costa_opt[@]}" \
+mpirun_n "$ranks" "$bench" bound --mib "$sizes" --max-mib "$max_mib" --reps "$reps" "${changes_opt[@]}" "${costa_opt[@]}" \
   --json "$out/bound.json" | tee "$out/bound.txt"
 echo "# after the sweep: $(quiet_now)" >>"$out/meta.txt"
 python3 "$here/scripts/bench/bound_report.py" table "$out" >"$out/bound.md"
