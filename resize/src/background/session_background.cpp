@@ -237,7 +237,8 @@ std::optional<RemapResult> BackgroundPart::decide_during_background(const Decisi
   }
   return rs.refuse(d, second_request_refusal(asked, to_string(in_flight->d.action) + " " + in_flight->from.shape() +
                                                         " -> " + in_flight->target.shape(),
-                                             in_flight->rec.after_iteration));
+                                             in_flight->rec.after_iteration),
+                   malleable::Errc::State);  // out of order: one resize at a time
 }
 
 namespace {

@@ -102,6 +102,8 @@ constexpr auto decision_fields = [](auto& v, auto& d) {
 constexpr auto plan_fields = [](auto& v, auto& p) {
   decision_fields(v, p.decision);
   v(p.refused);
+  v.enumeration(p.refused_code, malleable::Errc::Ok, malleable::Errc::BatchSystem, "refusal code");
+  v.enumeration(p.refused_part, malleable::Part::None, malleable::Part::Cluster, "refusal part");
   grid_fields(v, p.from);
   grid_fields(v, p.to);
   v(p.how);

@@ -134,10 +134,11 @@ Decision unpack_decision(const std::vector<char>& bytes);
 
 // A resize's plan as world rank 0 hands it to every process at a remap point (its steps:
 // policy/plan.hpp, report/resize_plan.hpp's plan_steps): the decision as validated, the
-// refusal, the grids, how and why, the mechanism, merge or respawn, and the node plan but
-// its hosts before (every process surveyed those itself: the receiver sets them). Not the
-// matrices' layouts or the costs (the dry run's, never sent).
-constexpr std::uint32_t kPlanVersion = 1;
+// refusal (its message, code and part), the grids, how and why, the mechanism, merge or
+// respawn, and the node plan but its hosts before (every process surveyed those itself:
+// the receiver sets them). Not the matrices' layouts or the costs (the dry run's, never
+// sent).
+constexpr std::uint32_t kPlanVersion = 2;  // 2: the refusal's code and part
 std::vector<char> pack(const ResizePlan& p);
 ResizePlan unpack_plan(const std::vector<char>& bytes);
 

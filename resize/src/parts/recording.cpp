@@ -43,7 +43,8 @@ std::string predicted_note(const ResizeRecord& r) {
 }
 
 // A resize that did not happen: recorded, reported to the policy; the job stays as it was.
-RemapResult ResizeRecording::refuse(const Decision& d, const std::string& why) {
+RemapResult ResizeRecording::refuse(const Decision& d, const std::string& why, malleable::Errc code,
+                                    malleable::Part part) {
   ResizeRecord rec;
   rec.after_iteration = iteration;
   rec.action = d.action;
@@ -57,7 +58,7 @@ RemapResult ResizeRecording::refuse(const Decision& d, const std::string& why) {
   }
   progress("   remap after iter " + std::to_string(iteration) + ": " + to_string(d.action) +
            " REFUSED (" + why + "); staying on " + job.shape.shape());
-  return {d.action, false, why};
+  return {d.action, false, why, code, part};
 }
 
 // The record of one resize, and the watchdog armed for it (both directions alike).
@@ -119,7 +120,9 @@ RemapResult ResizeRecording::finish(const Decision& d, const Grid& from, const G
     conclude(d, from.size(), rec, out.line);
   } else if (out.refused) {
     recorder.powers = recorder.powers_before;  // nothing changed: the powers the decision brought are not taken
-    return refuse(d, out.result.message);
+    const bool coded = out.result.code != malleable::Errc::Ok;
+    return refuse(d, out.result.message, coded ? out.result.code : malleable::Errc::ResizeFailed,
+                  coded ? out.result.part : malleable::Part::Resize);
   } else {
     return fail_expansion(d, from, target, rec, out.result.message, t_start);
   }
@@ -140,7 +143,7 @@ RemapResult ResizeRecording::fail_expansion(const Decision& d, const Grid& from,
   }
   progress("   remap after iter " + std::to_string(iteration) + ": expand " + from.shape() + " -> " + target.shape() +
            " FAILED (" + err + "); continuing on " + from.shape() + " with its data");
-  return {Action::Expand, false, err};
+  return {Action::Expand, false, err, malleable::Errc::ResizeFailed, malleable::Part::Resize};
 }
 
 // A resize that succeeded. Every process of the job gives the free heap back (what the

@@ -63,7 +63,9 @@ struct ResizeRecording {
   RemapResult finish(const Decision& d, const Grid& from, const Grid& target, const ResizeRecord& rec,
                      const Outcome& out, double t_start);
   // A resize that did not happen: recorded, the policy told; the job stays as it was.
-  RemapResult refuse(const Decision& d, const std::string& why);
+  // `code` and `part`: what refused it (the one form, malleable/error.hpp).
+  RemapResult refuse(const Decision& d, const std::string& why, malleable::Errc code = malleable::Errc::ResizeFailed,
+                     malleable::Part part = malleable::Part::Resize);
   // A spawn that failed, blocking or in the background: recorded, the policy told, the
   // job continues on `from` with its data.
   RemapResult fail_expansion(const Decision& d, const Grid& from, const Grid& target, ResizeRecord rec,

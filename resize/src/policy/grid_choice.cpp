@@ -245,7 +245,7 @@ Grid expand_target(Decision& d, const TargetInput& in, NodePlan& node_plan) {
   // An MPI that cannot spawn (MPICH here, docs/guide/mpi-flavours.md): refused up front.
   if (std::string no_spawn; (d.procs > in.world_size || !d.schema.empty()) && in.spawn_supported &&
                             (d.by == ExpandBy::Spawn || d.by == ExpandBy::Auto) && !in.spawn_supported(no_spawn))
-    throw Error(no_spawn);
+    throw Error(no_spawn, malleable::Errc::SpawnUnsupported);
   Grid t = d.nprow ? Grid{d.nprow, d.npcol, {}}
                    : (d.placement == Placement::Global ? choose_topology(d.procs)
                                                        : choose_local_topology(shape, d.procs));

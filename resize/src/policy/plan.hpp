@@ -34,6 +34,8 @@ struct PhaseCost {
 struct ResizePlan {
   Decision decision;                 // as validated (Given placement when it fixed the ranks)
   std::string refused;               // why the decision cannot be carried out ("": it can)
+  malleable::Errc refused_code = malleable::Errc::Ok;  // the refusal's code and part (malleable/error.hpp)
+  malleable::Part refused_part = malleable::Part::None;
   Grid from, to;                     // the grids (to: old world ranks for a shrink, grown world for an expansion)
   std::string how = "none";          // "merge", "respawn", "background", "regrid" or "none"
   std::string how_why;               // the merge-or-respawn clause, or why it is blocking

@@ -202,11 +202,16 @@ std::int64_t ResizePlan::bytes_moved() const {
 }
 
 namespace {
-ResizePlan refused_plan(const JobState& job, const Decision& d, const std::string& why) {
+// The plan of a decision refused by what the planner raised (`e`): its message, and its
+// code and part in the one form (malleable/error.hpp; anything else Internal, resize's).
+ResizePlan refused_plan(const JobState& job, const Decision& d, const std::exception& e) {
   ResizePlan refused;
   refused.from = job.shape;
   refused.decision = d;
-  refused.refused = why;
+  refused.refused = e.what();
+  const auto* one = dynamic_cast<const malleable::Error*>(&e);
+  refused.refused_code = one ? one->errc() : malleable::Errc::Internal;
+  refused.refused_part = one ? one->part() : malleable::Part::Resize;
   return refused;
 }
 
@@ -222,7 +227,7 @@ ResizePlan plan_steps(const JobState& job, Decision d) {
     p.to = plan_target(job, p.decision, p.nodes);
     plan_how(job, p);
   } catch (const std::exception& e) {
-    return refused_plan(job, p.decision, e.what());
+    return refused_plan(job, p.decision, e);
   }
   return p;
 }
@@ -234,7 +239,7 @@ ResizePlan plan_resize(const JobState& job, Decision d) {
     plan_matrices(job, p);
     plan_cost(job, p);
   } catch (const std::exception& e) {
-    return refused_plan(job, p.decision, e.what());
+    return refused_plan(job, p.decision, e);
   }
   return p;
 }

@@ -234,7 +234,8 @@ RemapResult RemapPoint::act(Decision d) {
   // Every rank's node (one allgather): placement and the shrink's kept ranks depend on it,
   // and the record counts bytes within and between nodes.
   const ResizePlan plan = agree_plan(d, survey_world());
-  if (!plan.refused.empty()) return s.recording().refuse(plan.decision, plan.refused);
+  if (!plan.refused.empty())
+    return s.recording().refuse(plan.decision, plan.refused, plan.refused_code, plan.refused_part);
   if (plan.how == "background") return begin_background(plan, t_start);
   if (plan.how == "respawn") return respawn(plan, t_start);
   return s.executor().run(plan, handover_share(s, false, 0), t_start);
@@ -242,14 +243,33 @@ RemapResult RemapPoint::act(Decision d) {
 
 ResizePlan RemapPoint::agree_plan(const Decision& d, std::vector<std::string> hosts) {
   std::vector<char> bytes;
-  if (s.job.root()) {
-    JobState js = job_state(d);
-    js.hosts = hosts;
-    bytes = pack(plan_steps(js, d));
-  }
+  if (s.job.root()) bytes = pack(planned(d, hosts, false));
   ResizePlan plan = unpack_plan(broadcast_bytes(std::move(bytes), 0, s.job.world));
   plan.nodes.hosts_before = std::move(hosts);
   return plan;
+}
+
+// World rank 0: `d` planned over the job as the session's parts hold it (job_state,
+// `hosts` every rank's node): plan_steps, or with `whole` plan_resize with the report's
+// rates (the dry run). Never throws: the other processes wait for this plan in a
+// broadcast, so what reading the job raised (a blacs-dyn query, the policy's state())
+// becomes the plan's refusal, its code and part kept.
+ResizePlan RemapPoint::planned(const Decision& d, const std::vector<std::string>& hosts, bool whole) {
+  try {
+    JobState js = job_state(d);
+    js.hosts = hosts;
+    if (whole) js.rates = plan_rates();
+    return whole ? plan_resize(js, d) : plan_steps(js, d);
+  } catch (const std::exception& e) {
+    ResizePlan p;
+    p.from = s.job.shape;
+    p.decision = d;
+    p.refused = std::string("the job's state for the plan: ") + e.what();
+    const auto* one = dynamic_cast<const malleable::Error*>(&e);
+    p.refused_code = one ? one->errc() : malleable::Errc::Internal;
+    p.refused_part = one ? one->part() : malleable::Part::Resize;
+    return p;
+  }
 }
 
 // The state the newcomers receive is packed when the helper hands it over (after the
@@ -287,9 +307,7 @@ RemapResult RemapPoint::respawn(const ResizePlan& plan, double t_start) {
 std::pair<std::string, std::string> RemapPoint::plan_texts(const Decision& d) {
   std::string json, table;
   if (s.job.root()) {
-    JobState js = job_state(d);
-    js.rates = plan_rates();
-    ResizePlan p = plan_resize(js, d);
+    ResizePlan p = planned(d, s.job.rank_hosts, true);
     if (s.bg.in_flight && d.action != Action::None) {  // refused, not queued (background_plan.hpp)
       p = ResizePlan{};
       p.from = s.job.shape;

@@ -58,6 +58,13 @@ int action_code(resize::Action a) {
          : a == resize::Action::Regrid ? RESIZE_REGRID
                                        : RESIZE_NONE;
 }
+// A resize refused or failed: RESIZE_ERR_RESIZE whatever refused it; the error kept is
+// the result's code and part (ResizeFailed of resize where it names none).
+int refused(const resize::RemapResult& r) {
+  const bool coded = r.code != malleable::Errc::Ok;
+  g_error.emplace(coded ? r.part : malleable::Part::Resize, coded ? r.code : malleable::Errc::ResizeFailed, r.message);
+  return RESIZE_ERR_RESIZE;
+}
 int bad_state(const char* what) {
   return fail(malleable::Errc::State, std::string(what) + ": session is NULL");
 }
@@ -339,7 +346,7 @@ int resize_remap_point(resize_session* s, int* action) {
                 : r.action == resize::Action::Shrink ? RESIZE_SHRINK
                 : r.action == resize::Action::Regrid ? RESIZE_REGRID
                                                      : RESIZE_NONE;
-    if (!r.ok) return fail(malleable::Errc::ResizeFailed, r.message);
+    if (!r.ok) return refused(r);
     return RESIZE_OK;
   });
 }

@@ -163,6 +163,9 @@ struct RemapPoint {
   // World rank 0: the job as plan_resize and plan_steps read it for `d`
   // (report/resize_plan.hpp; the rates left out: plan_texts adds them).
   JobState job_state(const Decision& d);
+  // World rank 0: `d` planned over job_state (plan_steps; `whole`: plan_resize with the
+  // report's rates), never throwing: what reading the job raised is the plan's refusal.
+  ResizePlan planned(const Decision& d, const std::vector<std::string>& hosts, bool whole);
   // `d`'s plan (plan_steps) made on world rank 0 over `hosts` (every rank's node, the
   // same on every process), on every process (collective: one broadcast).
   ResizePlan agree_plan(const Decision& d, std::vector<std::string> hosts);

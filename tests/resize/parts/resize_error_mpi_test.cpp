@@ -4,15 +4,21 @@
 // fails in blacs-dyn, and the session's caller catches it as resize::Error with the code,
 // part and message blacs-dyn raised (the object thrown, where the session met it before
 // its message); the C APIs report the same: blacs-dyn's status and message, and resize's
-// status with the code and part of the one form.
+// status with the code and part of the one form. A user's policy whose state() throws
+// while world rank 0 plans a shrink (before the plan's broadcast): every process gets the
+// refusal with the code and part raised, through the C++ result and resize_remap_point's
+// C status, and the job stays on its grid.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
 #include "malleable/error.h"
 #include "malleable/resize/resize.h"
+#include "malleable/resize/session.hpp"
 #include "parts/blacs_dyn_error.hpp"
 
 namespace {
@@ -71,6 +77,66 @@ TEST(ResizeError, ResizesCApiReportsTheCodeAndPart) {
   EXPECT_EQ(std::string(resize_last_error()),
             "schedule entry '2:expand:3x3:sideways': placement: expected global, local1, local2 or optimal, got "
             "'sideways'");
+}
+
+// Decides a shrink onto 1x1 at every remap point; its state cannot be handed over (world
+// rank 0 asks for it while planning: can the shrink respawn?).
+class StateThrows : public resize::Policy {
+ public:
+  resize::Decision decide(const resize::PolicyInput&) override {
+    resize::Decision d;
+    d.action = resize::Action::Shrink;
+    d.procs = 1;
+    d.nprow = d.npcol = 1;
+    return d;
+  }
+  std::optional<std::string> state() const override {
+    throw resize::Error("this policy's state cannot be handed over", malleable::Errc::Inconsistent);
+  }
+  std::string name() const override { return "state-throws"; }
+};
+
+TEST(ResizeError, WhatRankZerosPlanningRaisesRefusesOnEveryProcess) {
+  char name[] = "resize_error_mpi_test";
+  char* argv[] = {name, nullptr};
+  resize::SessionOptions o;
+  o.app = "errors";
+  o.progress = false;
+  o.persist_history = false;
+  o.policy = std::make_unique<StateThrows>();
+  resize::Session s(1, argv, std::move(o));
+  s.start(resize::Grid{1, 2, {}});
+  for (int k = 0; k < 2; ++k) {
+    s.begin_iteration();
+    s.end_iteration();
+    const resize::RemapResult r = s.remap_point();  // would hang where rank 0 threw
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.action, resize::Action::Shrink);
+    EXPECT_EQ(r.code, malleable::Errc::Inconsistent);
+    EXPECT_EQ(r.part, malleable::Part::Resize);
+    EXPECT_NE(r.message.find("this policy's state cannot be handed over"), std::string::npos) << r.message;
+    EXPECT_EQ(s.grid().nprow * s.grid().npcol, 2);  // the job as it was
+    EXPECT_EQ(s.world_size(), 2);
+  }
+}
+
+TEST(ResizeError, ResizeRemapPointsStatusAndTheRefusalsCode) {
+  // The schedule asks to "expand" 1x2 onto 1x1: the planner refuses it by its rules (a bad
+  // decision: MALLEABLE_ERR_ARG of resize), resize_remap_point returns RESIZE_ERR_RESIZE.
+  char name[] = "resize_error_mpi_test";
+  char* argv[] = {name, nullptr};
+  resize_session* s = nullptr;
+  ASSERT_EQ(resize_create(1, argv, "errors", "scripted", "1:expand:1x1", &s), RESIZE_OK) << resize_last_error();
+  ASSERT_EQ(resize_start(s, 1, 2), RESIZE_OK) << resize_last_error();
+  int action = -1;
+  resize_begin_iteration(s);
+  resize_end_iteration(s);
+  EXPECT_EQ(resize_remap_point(s, &action), RESIZE_ERR_RESIZE);
+  EXPECT_EQ(action, RESIZE_EXPAND);
+  EXPECT_EQ(resize_last_error_code(), MALLEABLE_ERR_ARG) << resize_last_error();
+  EXPECT_EQ(resize_last_error_part(), MALLEABLE_PART_RESIZE);
+  EXPECT_NE(std::string(resize_last_error()).find("the grid already has 2"), std::string::npos) << resize_last_error();
+  resize_destroy(s);
 }
 
 }  // namespace

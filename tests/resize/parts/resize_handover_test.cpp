@@ -172,6 +172,8 @@ TEST(Handover, PlansSurviveTheRoundTripWithoutHostsMatricesOrCosts) {
     resize::detail::ResizePlan p;
     p.decision = random_decision(g);
     p.refused = k % 5 == 0 ? "refused " + std::to_string(k) : "";
+    p.refused_code = k % 5 == 0 ? (k % 2 ? malleable::Errc::Spawn : malleable::Errc::BatchSystem) : malleable::Errc::Ok;
+    p.refused_part = k % 5 == 0 ? (k % 2 ? malleable::Part::BlacsDyn : malleable::Part::Cluster) : malleable::Part::None;
     p.from = random_grid(g);
     p.to = random_grid(g);
     p.how = k % 2 ? "merge" : "respawn";
@@ -187,6 +189,8 @@ TEST(Handover, PlansSurviveTheRoundTripWithoutHostsMatricesOrCosts) {
     const resize::detail::ResizePlan q = resize::detail::unpack_plan(resize::detail::pack(p));
     expect_same(q.decision, p.decision);
     EXPECT_EQ(q.refused, p.refused);
+    EXPECT_EQ(q.refused_code, p.refused_code);
+    EXPECT_EQ(q.refused_part, p.refused_part);
     EXPECT_EQ(q.from, p.from);
     EXPECT_EQ(q.to, p.to);
     EXPECT_EQ(q.how, p.how);

@@ -183,10 +183,14 @@ TEST(ResizePlan, CostIsTheReportsBoundModel) {
 TEST(ResizePlan, RefusalSaysWhyAndPlansNothing) {
   const ResizePlan p = plan_resize(job(Grid{2, 2, {}}, {square("A", 16, 4)}), decision(Action::Expand, 3, 1, 3));
   EXPECT_NE(p.refused.find("already has 4"), std::string::npos) << p.refused;
+  EXPECT_EQ(p.refused_code, malleable::Errc::InvalidArgument);  // what refused it, in the one form
+  EXPECT_EQ(p.refused_part, malleable::Part::Resize);
   EXPECT_TRUE(p.matrices.empty());
   JobState no_spawn = job(Grid{2, 2, {}}, {square("A", 16, 4)});
   no_spawn.no_spawn = "this MPI cannot spawn";
-  EXPECT_EQ(plan_resize(no_spawn, decision(Action::Expand, 6, 2, 3)).refused, "this MPI cannot spawn");
+  const ResizePlan q = plan_resize(no_spawn, decision(Action::Expand, 6, 2, 3));
+  EXPECT_EQ(q.refused, "this MPI cannot spawn");
+  EXPECT_EQ(q.refused_code, malleable::Errc::SpawnUnsupported);
   EXPECT_EQ(plan_resize(no_spawn, Decision{}).how, "none");
 }
 

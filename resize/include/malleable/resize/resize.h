@@ -164,7 +164,9 @@ void resize_end_iteration(resize_session* s);
  * the current iteration (not counting waits): the measured speeds behind adaptive
  * policies. Finite values >= 0, else RESIZE_ERR_ARG. Call between begin and end. */
 int resize_report_compute(resize_session* s, double work, double seconds);
-/* *action: RESIZE_NONE/EXPAND/SHRINK/REGRID; returns RESIZE_ERR_RESIZE if it failed. */
+/* *action: RESIZE_NONE/EXPAND/SHRINK/REGRID; returns RESIZE_ERR_RESIZE if the resize was
+ * refused or failed (the job continues on its old grid), resize_last_error_code and _part
+ * then saying what refused it. */
 int resize_remap_point(resize_session* s, int* action);
 
 /* Background resizes (docs/reference/apps.md, "Background resizes"). resize_mark_constant: the
@@ -218,8 +220,11 @@ int resize_write_json(const resize_session* s, const char* path);
  * enumeration of malleable/error.h, as the part that raised it said them
  * (MALLEABLE_ERR_SPAWN and MALLEABLE_PART_BLACS_DYN for a spawn blacs-dyn refused,
  * MALLEABLE_ERR_ARG and MALLEABLE_PART_RESIZE for a bad argument of the session's own);
- * "", MALLEABLE_OK and MALLEABLE_PART_NONE before the first. A failed resize
- * (RESIZE_ERR_RESIZE) is MALLEABLE_ERR_RESIZE, its cause in the message. */
+ * "", MALLEABLE_OK and MALLEABLE_PART_NONE before the first. A resize that
+ * resize_remap_point refused or that failed (RESIZE_ERR_RESIZE): the code and part of what
+ * refused it (MALLEABLE_ERR_STATE of MALLEABLE_PART_RESIZE for a decision the job's state
+ * forbids, blacs-dyn's code where blacs-dyn refused), MALLEABLE_ERR_RESIZE where no finer
+ * cause is known, its cause in the message. */
 const char* resize_last_error(void);
 int resize_last_error_code(void);
 int resize_last_error_part(void);

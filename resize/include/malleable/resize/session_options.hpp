@@ -77,6 +77,12 @@ struct RemapResult {
   Action action = Action::None;
   bool ok = true;
   std::string message;
+  // A resize refused or failed (ok false): the code of what refused it and the part that
+  // raised it, in the one form (malleable/error.hpp): a blacs-dyn refusal keeps blacs-dyn's
+  // code, a refusal of the session's own rules State or InvalidArgument; ResizeFailed and
+  // Resize where no finer cause is known. Ok and None while ok.
+  malleable::Errc code = malleable::Errc::Ok;
+  malleable::Part part = malleable::Part::None;
 };
 
 // A checkpoint that could not be written (no room, a read-only or failing file system, a
