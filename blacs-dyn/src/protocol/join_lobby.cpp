@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "malleable/blacs_dyn/error.hpp"
 #include "protocol/join_protocol.hpp"
 
 namespace blacs_dyn::join {
@@ -26,9 +27,9 @@ bool JoinLobby::wanted(const std::string& launch) const {
 
 JoinLobby::Entry& JoinLobby::in(const std::string& launch, LaunchState need, const char* step) {
   const auto it = launches_.find(launch);
-  if (it == launches_.end()) throw std::logic_error(std::string("join lobby: ") + step + " of unknown launch " + launch);
+  if (it == launches_.end()) throw blacs_dyn::Error(BLACS_DYN_ERR_STATE, std::string("join lobby: ") + step + " of unknown launch " + launch);
   if (it->second.state != need)
-    throw std::logic_error(std::string("join lobby: ") + step + " of launch " + launch + " in state " +
+    throw blacs_dyn::Error(BLACS_DYN_ERR_STATE, std::string("join lobby: ") + step + " of launch " + launch + " in state " +
                            to_string(it->second.state) + ", needs " + to_string(need));
   return it->second;
 }
@@ -91,8 +92,8 @@ void JoinLobby::authenticated(const std::string& launch) {
 
 void JoinLobby::refuse(const std::string& launch, const std::string& why) {
   const auto it = launches_.find(launch);
-  if (it == launches_.end()) throw std::logic_error("join lobby: refusing unknown launch " + launch);
-  if (it->second.state == LaunchState::Merged) throw std::logic_error("join lobby: refusing merged launch " + launch);
+  if (it == launches_.end()) throw blacs_dyn::Error(BLACS_DYN_ERR_STATE, "join lobby: refusing unknown launch " + launch);
+  if (it->second.state == LaunchState::Merged) throw blacs_dyn::Error(BLACS_DYN_ERR_STATE, "join lobby: refusing merged launch " + launch);
   it->second.state = LaunchState::Refused;
   it->second.reason = why;
 }
@@ -153,25 +154,25 @@ void JoinLobby::merged(const std::string& launch) { in(launch, LaunchState::Read
 void JoinLobby::cancelled(const std::string& launch) {
   const auto it = launches_.find(launch);
   if (it == launches_.end() || it->second.state == LaunchState::Merged || it->second.state == LaunchState::Refused)
-    throw std::logic_error("join lobby: cancelling launch " + launch + " that is not under way");
+    throw blacs_dyn::Error(BLACS_DYN_ERR_STATE, "join lobby: cancelling launch " + launch + " that is not under way");
   it->second.state = LaunchState::Cancelled;
 }
 
 LaunchState JoinLobby::state(const std::string& launch) const {
   const auto it = launches_.find(launch);
-  if (it == launches_.end()) throw std::logic_error("join lobby: unknown launch " + launch);
+  if (it == launches_.end()) throw blacs_dyn::Error(BLACS_DYN_ERR_STATE, "join lobby: unknown launch " + launch);
   return it->second.state;
 }
 
 const JoinRequest& JoinLobby::request(const std::string& launch) const {
   const auto it = launches_.find(launch);
-  if (it == launches_.end()) throw std::logic_error("join lobby: unknown launch " + launch);
+  if (it == launches_.end()) throw blacs_dyn::Error(BLACS_DYN_ERR_STATE, "join lobby: unknown launch " + launch);
   return it->second.req;
 }
 
 const std::string& JoinLobby::reason(const std::string& launch) const {
   const auto it = launches_.find(launch);
-  if (it == launches_.end()) throw std::logic_error("join lobby: unknown launch " + launch);
+  if (it == launches_.end()) throw blacs_dyn::Error(BLACS_DYN_ERR_STATE, "join lobby: unknown launch " + launch);
   return it->second.reason;
 }
 

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "malleable/blacs_dyn/error.hpp"
+
 namespace blacs_dyn::join {
 
 using malleable::wire::Kind;
@@ -23,7 +25,7 @@ constexpr std::size_t kMaxValue = 4096;    // bytes of one value (a port name is
 // "key value" lines; every key of `keys` exactly once, no other.
 std::map<std::string, std::string> read_lines(std::string_view text, const std::string& where,
                                               std::initializer_list<const char*> keys) {
-  const auto bad = [&](const std::string& why) { throw std::runtime_error(where + ": " + why); };
+  const auto bad = [&](const std::string& why) { throw blacs_dyn::Error(BLACS_DYN_ERR_JOIN, where + ": " + why); };
   if (text.size() > kMaxRecord) bad(std::to_string(text.size()) + " bytes, more than a record holds");
   std::map<std::string, std::string> out;
   std::size_t at = 0;
@@ -58,7 +60,7 @@ long long number(const std::map<std::string, std::string>& m, const char* key, l
   for (char c : v) ok = ok && c >= '0' && c <= '9';
   if (ok) x = std::stoll(v);
   if (!ok || x < lo || x > hi)
-    throw std::runtime_error(where + ": '" + key + "' must be a whole number in " + std::to_string(lo) + ".." +
+    throw blacs_dyn::Error(BLACS_DYN_ERR_JOIN, where + ": '" + key + "' must be a whole number in " + std::to_string(lo) + ".." +
                              std::to_string(hi) + ", got '" + v.substr(0, 40) + "'");
   return x;
 }
@@ -100,7 +102,7 @@ JobRecord parse_job_record(std::string_view text, const std::string& where) {
   r.uid = static_cast<unsigned>(number(m, "uid", 0, 4294967295LL, where));
   r.pid = static_cast<int>(number(m, "pid", 1, 2147483647LL, where));
   if (r.incarnation.empty() || r.program.empty())
-    throw std::runtime_error(where + ": an empty incarnation or program");
+    throw blacs_dyn::Error(BLACS_DYN_ERR_JOIN, where + ": an empty incarnation or program");
   return r;
 }
 
@@ -123,8 +125,8 @@ JoinRequest parse_request(std::string_view text, const std::string& where) {
   r.pid = static_cast<int>(number(m, "pid", 1, 2147483647LL, where));
   r.procs = static_cast<int>(number(m, "procs", 1, 1 << 20, where));
   r.at_start = number(m, "at_start", 0, 1, where) == 1;
-  if (!valid_launch_id(r.launch)) throw std::runtime_error(where + ": '" + r.launch.substr(0, 70) + "' is no launch id");
-  if (!printable_word(r.port)) throw std::runtime_error(where + ": the port name is not one printable word");
+  if (!valid_launch_id(r.launch)) throw blacs_dyn::Error(BLACS_DYN_ERR_JOIN, where + ": '" + r.launch.substr(0, 70) + "' is no launch id");
+  if (!printable_word(r.port)) throw blacs_dyn::Error(BLACS_DYN_ERR_JOIN, where + ": the port name is not one printable word");
   return r;
 }
 
@@ -179,7 +181,7 @@ std::string hmac_sha256_hex(std::string_view key, std::string_view message) {
             static_cast<int>(key.size()),
             message.empty() ? &none : reinterpret_cast<const unsigned char*>(message.data()), message.size(), out,
             &len))
-    throw std::runtime_error("HMAC-SHA256 failed (OpenSSL)");
+    throw blacs_dyn::Error(BLACS_DYN_ERR_MPI, "HMAC-SHA256 failed (OpenSSL)");
   static const char digits[] = "0123456789abcdef";
   std::string hex;
   hex.reserve(2 * len);
@@ -209,14 +211,14 @@ struct ProofMessage {
 
 std::string job_proof(std::string_view secret, std::string_view launch, std::string_view incarnation, int rank,
                       const ProofNonces& n) {
-  if (secret.empty()) throw std::runtime_error("no secret to prove");
+  if (secret.empty()) throw blacs_dyn::Error(BLACS_DYN_ERR_STATE, "no secret to prove");
   ProofMessage m("blacs-dyn join v2: the job");
   m.add(launch).add(incarnation).add(rank).add(n.launch).add(n.job);
   return hmac_sha256_hex(secret, m.text);
 }
 
 std::string launch_proof(std::string_view secret, const JoinHello& h, const ProofNonces& n) {
-  if (secret.empty()) throw std::runtime_error("no secret to prove");
+  if (secret.empty()) throw blacs_dyn::Error(BLACS_DYN_ERR_STATE, "no secret to prove");
   ProofMessage m("blacs-dyn join v2: a joining process");
   m.add(h.launch).add(h.incarnation).add(h.program).add(h.host).add(static_cast<long long>(h.uid)).add(h.pid);
   m.add(h.procs).add(h.rank).add(h.at_start ? 1 : 0).add(n.launch).add(n.job);

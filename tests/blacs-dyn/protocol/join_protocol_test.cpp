@@ -15,12 +15,27 @@
 #include <string>
 #include <vector>
 
+#include "malleable/blacs_dyn/error.hpp"
 #include "protocol/join_protocol.hpp"
 #include "../../support/thrown.hpp"
 
 namespace {
 
 using namespace blacs_dyn::join;
+
+// The blacs-dyn status of the error `f()` throws (errors in one form: blacs_dyn::Error),
+// -1 when it throws none, -2 when it throws another type.
+template <class F>
+int status_thrown(F&& f) {
+  try {
+    f();
+    return -1;
+  } catch (const blacs_dyn::Error& e) {
+    return e.code();
+  } catch (...) {
+    return -2;
+  }
+}
 
 JobRecord job() { return {"a1b2c3d4e5f60718", "/opt/app/solver", "node1", 1000, 4242}; }
 
@@ -56,6 +71,8 @@ TEST(JoinRecords, MalformedIsRefusedNamingTheFile) {
   const std::string good = format(request("a"));
   EXPECT_NE(error_of([&] { parse_request(good + "launch b\n", "r"); }).find("'launch' given twice"), std::string::npos);
   EXPECT_NE(error_of([&] { parse_request(good + "evil 1\n", "r"); }).find("unknown key 'evil'"), std::string::npos);
+  // a launch's bad record is blacs-dyn's join failure (errors in one form), not an MPI error
+  EXPECT_EQ(status_thrown([&] { parse_request(good + "evil 1\n", "r"); }), BLACS_DYN_ERR_JOIN);
   std::string neg = good;
   neg.replace(neg.find("procs 4"), 7, "procs -4");
   EXPECT_NE(error_of([&] { parse_request(neg, "r"); }).find("'procs' must be a whole number"), std::string::npos);
@@ -186,7 +203,7 @@ TEST(JoinChecks, Proofs) {
   EXPECT_NE(refuse_hello(h, r, job(), "s3cr3t", kNonces).find("wrong secret"), std::string::npos);
   // fields that run into each other do not collide
   EXPECT_NE(job_proof("k", "ab", "c", 0, kNonces), job_proof("k", "a", "bc", 0, kNonces));
-  EXPECT_THROW(job_proof("", "l1", "a1b2", 0, kNonces), std::runtime_error);
+  EXPECT_EQ(status_thrown([&] { job_proof("", "l1", "a1b2", 0, kNonces); }), BLACS_DYN_ERR_STATE);
 }
 
 TEST(JoinMessages, RoundTripAndRefusals) {
@@ -286,7 +303,7 @@ TEST(JoinLobbyTest, CountAndOrderOfRanks) {
     lobby.merged(id);
   }
   EXPECT_EQ(lobby.state("n5"), LaunchState::Merged);
-  EXPECT_THROW(lobby.refuse("n5", "x"), std::logic_error);
+  EXPECT_EQ(status_thrown([&] { lobby.refuse("n5", "x"); }), BLACS_DYN_ERR_STATE);
 }
 
 TEST(JoinLobbyTest, StartTakesOnlyStartLaunchesAndStepsKeepOrder) {
@@ -297,9 +314,9 @@ TEST(JoinLobbyTest, StartTakesOnlyStartLaunchesAndStepsKeepOrder) {
   auto s2 = request("s2");
   s2.at_start = true;
   EXPECT_EQ(lobby.observe(s2, fresh()), "");
-  EXPECT_THROW(lobby.authenticated("s2"), std::logic_error);  // not connected yet
-  EXPECT_THROW(lobby.ready("s2"), std::logic_error);
-  EXPECT_THROW(lobby.connected("zz"), std::logic_error);
+  EXPECT_EQ(status_thrown([&] { lobby.authenticated("s2"); }), BLACS_DYN_ERR_STATE);  // not connected yet
+  EXPECT_EQ(status_thrown([&] { lobby.ready("s2"); }), BLACS_DYN_ERR_STATE);
+  EXPECT_EQ(status_thrown([&] { lobby.connected("zz"); }), BLACS_DYN_ERR_STATE);
   lobby.connected("s2");
   auto h = hello_of(s2, 1);
   EXPECT_EQ(lobby.hello("s2", h, "s3cr3t", kNonces), "");
