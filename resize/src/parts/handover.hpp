@@ -88,12 +88,13 @@ ExpansionState unpack_expansion(const std::vector<char>& bytes);
 
 // What world rank 0 accumulated over the run, which the report, the history and the
 // checkpoints go on with: a respawn hands it from the old rank 0 to the new one
-// (exec/respawn.cpp sends it, session/session_expand.cpp takes it). Its own message
-// beside the expansion's state (magic "MXR0"): the metrics (iterations, per-rank samples,
-// every resize record), the resize history (its JSON, file and program), the calibrated
-// cost model, the checkpoints and levels written and the ages of their cadences' clocks,
-// what the application told the report, the policy's state, and the resize under way (its
-// decision, its record so far, the seconds since it began).
+// (session/session_expand.cpp reads it before the spawn and takes it on the new rank 0,
+// exec/respawn.cpp completes and sends it). Its own message beside the expansion's state
+// (magic "MXR0"): the metrics (iterations, per-rank samples, every resize record), the
+// resize history (its JSON, file and program), the calibrated cost model, the checkpoints
+// and levels written and the ages of their cadences' clocks, what the application told the
+// report, the policy's state, and the resize under way (its decision, its record so far,
+// the seconds since it began: the executor's, set after the move).
 struct RankZeroCarry {
   static constexpr std::uint32_t kVersion = 1;
   std::vector<IterationSample> iterations;
@@ -125,6 +126,11 @@ struct RankZeroCarry {
 };
 std::vector<char> pack(const RankZeroCarry& c);
 RankZeroCarry unpack_carry(const std::vector<char>& bytes);
+// The carry's clocks `held_s` seconds after they were read: every age that is set (>= 0:
+// the global checkpoint's, the local and partner levels') grows by them, the costs and the
+// check stay (world rank 0 reads its carry before a respawn's spawn and hands it over
+// after the move, so the new rank 0 sees the ages at the hand-over).
+RankZeroCarry::Clocks aged(RankZeroCarry::Clocks c, double held_s);
 
 // Every field of a Decision (the policy's prediction and reasoning included), so every
 // process acts on, and records, the same decision.

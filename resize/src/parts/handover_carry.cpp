@@ -153,4 +153,10 @@ RankZeroCarry unpack_carry(const std::vector<char>& bytes) {
   }
 }
 
+RankZeroCarry::Clocks aged(RankZeroCarry::Clocks c, double held_s) {
+  for (double* age : {&c.checkpoint_age_s, &c.level_local_age_s, &c.level_partner_age_s})
+    if (*age >= 0) *age += held_s;
+  return c;
+}
+
 }  // namespace resize::detail

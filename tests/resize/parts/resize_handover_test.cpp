@@ -154,6 +154,34 @@ TEST(Handover, RandomExpansionStatesSurviveTheRoundTrip) {
   }
 }
 
+// A respawn's carry read before the spawn and handed over after the move: the clocks that
+// run (the global checkpoint's, the local and partner levels') age by the seconds held,
+// the costs and the check stay, and a clock that is not set (< 0) stays unset.
+TEST(Handover, TheCarrysClocksAgeByTheSecondsHeld) {
+  resize::detail::RankZeroCarry::Clocks c;
+  c.checkpoint_age_s = 3.5;
+  c.checkpoint_cost_s = 0.25;
+  c.checkpoint_check_age_s = 7;
+  c.level_local_age_s = 0;
+  c.level_partner_age_s = 12;
+  c.level_local_cost_s = 0.5;
+  c.level_partner_cost_s = 1.5;
+  const auto a = resize::detail::aged(c, 2.0);
+  EXPECT_DOUBLE_EQ(a.checkpoint_age_s, 5.5);
+  EXPECT_DOUBLE_EQ(a.level_local_age_s, 2.0);
+  EXPECT_DOUBLE_EQ(a.level_partner_age_s, 14.0);
+  EXPECT_DOUBLE_EQ(a.checkpoint_cost_s, 0.25);
+  EXPECT_DOUBLE_EQ(a.checkpoint_check_age_s, 7);
+  EXPECT_DOUBLE_EQ(a.level_local_cost_s, 0.5);
+  EXPECT_DOUBLE_EQ(a.level_partner_cost_s, 1.5);
+  const resize::detail::RankZeroCarry::Clocks none;  // no cadence: nothing to age
+  const auto n = resize::detail::aged(none, 2.0);
+  EXPECT_EQ(n.checkpoint_age_s, -1);
+  EXPECT_EQ(n.level_local_age_s, -1);
+  EXPECT_EQ(n.level_partner_age_s, -1);
+  EXPECT_DOUBLE_EQ(resize::detail::aged(c, 0).checkpoint_age_s, 3.5);
+}
+
 TEST(Handover, RandomDecisionsSurviveTheRoundTrip) {
   std::mt19937 g(7);
   for (int k = 0; k < 200; ++k) {

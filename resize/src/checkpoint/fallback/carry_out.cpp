@@ -65,6 +65,8 @@ std::string background_fallback_file() {
   return background_slot() && background_slot()->active() ? background_slot()->file() : std::string();
 }
 
+std::string background_fallback_marker() { return background_slot() ? background_slot()->marker() : std::string(); }
+
 void write_next_launch(const std::string& app, const std::string& dir, int iteration, const std::string& from_grid,
                        const Decision& d, const std::string& file, const std::vector<std::string>& hosts, bool root,
                        MPI_Comm world) {

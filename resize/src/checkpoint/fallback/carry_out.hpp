@@ -64,6 +64,8 @@ class ExpansionFallback {
   ExpansionFallback& operator=(const ExpansionFallback&) = delete;
   bool active() const { return active_; }
   const std::string& file() const { return file_; }  // the checkpoint (empty: not active)
+  // The marker it wrote, DIR/<app>.next, which succeeded() removes ("": not active).
+  std::string marker() const { return active_ ? next_ : std::string(); }
   // The expansion completed: world rank 0 removes the marker (DIR/<app>.next).
   void succeeded();
   // A newer checkpoint of the state (the cadence's, while a background spawn is under way):
@@ -99,6 +101,8 @@ void background_fallback_end(bool completed);
 void background_fallback_checkpointed(const std::string& file);
 // Its checkpoint ("" if none is armed).
 std::string background_fallback_file();
+// Its marker, DIR/<app>.next ("" if none is armed).
+std::string background_fallback_marker();
 
 // A resize by restart: world rank 0 writes DIR/<app>.next (as .tmp, renamed) with the
 // target grid, `file` and `hosts` (and "new-allocation" for such a decision) and says so;
