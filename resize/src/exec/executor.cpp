@@ -4,9 +4,10 @@
 // (spawn or join through blacs-dyn), the state handed to the newcomers, the hosts, then
 // commit, the one exchange of every matrix and the switch onto the grown grid
 // (parts/grid_switch.cpp: the BLACS grid, the descriptors) and the record concluded
-// (parts/recording.cpp). The newcomers' side, the same hand-over and the same switch in
-// the same order, is the facade's Session::join (session/session_expand.cpp); the spawn
-// is also the background expansion's and the respawn's.
+// (parts/recording.cpp). A respawn (respawn.cpp) and a merge's shrink or regrid
+// (parts/shrink.cpp) inside the same record. The newcomers' side, the same hand-over and
+// the same switch in the same order, is the facade's Session::join
+// (session/session_expand.cpp); the spawn is also the background expansion's.
 #include "exec/executor.hpp"
 
 #include <algorithm>
@@ -45,16 +46,19 @@ int world_size() {
 
 }  // namespace
 
-RemapResult detail::Executor::run(const ResizePlan& plan, const ExpansionState& share, double t_start) {
+RemapResult detail::Executor::run(const ResizePlan& plan, const ExpansionState& share, double t_start,
+                                  RespawnShare respawn) {
   const Grid from = gs.job.shape;
   ResizeRecord rec = record.begin_resize(plan.decision, plan.to);
-  const Outcome out = carry_out(plan, share, rec, t_start);
+  const Outcome out = carry_out(plan, share, respawn, rec, t_start);
   return record.finish(plan.decision, from, plan.to, rec, out, t_start);
 }
 
-Outcome detail::Executor::carry_out(const ResizePlan& plan, const ExpansionState& share, ResizeRecord& rec, double t_start) {
+Outcome detail::Executor::carry_out(const ResizePlan& plan, const ExpansionState& share, RespawnShare& respawn,
+                                    ResizeRecord& rec, double t_start) {
   const Decision& d = plan.decision;
   if (d.action == Action::Regrid) return regrid(gs, record.iteration, d, plan.to, rec, t_start);
+  if (plan.how == "respawn") return this->respawn(plan, share, respawn, rec, t_start);
   rec.reconfigure = "merge";
   rec.reconfigure_why = plan.reconfigure.why;
   Outcome o = d.action == Action::Expand

@@ -3,14 +3,14 @@
 // world rank 0 asks the policy, the decision is broadcast, world rank 0 plans it (the pure
 // planner's plan_steps, report/resize_plan.hpp, over the job as the session's parts hold
 // it: job_state) and hands every process the plan, which one executor carries out
-// (exec/executor.hpp: a blocking merge's expansion or shrink, or a regrid, inside its
-// record), or which is begun in the background (background/session_background.cpp) or
-// carried out by respawn (session_expand.cpp): RemapPoint (session_impl.hpp), over the
-// facade's state. The session's share of what newcomers receive (handover_share) is
-// here too. The Session's resize calls (remap_point, resize_now, dry_run,
-// complete_resize, cancel_resize, join, next_decision, remap_or_restart) are at the end:
-// each hands its work to the remap point, the expansion (session_expand.cpp) or the
-// resize by restart (session_by_restart.cpp).
+// (exec/executor.hpp: a blocking merge's expansion or shrink, a regrid or a respawn,
+// inside its record), given values (the newcomers' share, handover_share; for a respawn
+// world rank 0's carry and the spawn fallbacks' markers, respawn_values), or which is
+// begun in the background (background/session_background.cpp): RemapPoint
+// (session_impl.hpp), over the facade's state. The Session's resize calls (remap_point,
+// resize_now, dry_run, complete_resize, cancel_resize, join, next_decision,
+// remap_or_restart) are at the end: each hands its work to the remap point, the expansion
+// (session_expand.cpp) or the resize by restart (session_by_restart.cpp).
 #include "session/session_impl.hpp"
 #include "checkpoint/fallback/carry_out.hpp"
 #include "checkpoint/levels/node_io.hpp"
@@ -22,6 +22,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
+#include <optional>
 
 namespace resize {
 
@@ -89,6 +91,62 @@ std::string respawn_blocked(const Decision& d, const SessionOptions& opt, const 
     return "a background resize overlaps its spawn with the old grid's iterations";
   return {};
 }
+
+// World rank 0's refusal of `d` (planned from `from`) for what `e` raised, prefixed by
+// `what`: its message, code and part kept (malleable/error.hpp's one form).
+ResizePlan refusal(const Grid& from, const Decision& d, const std::string& what, const std::exception& e) {
+  ResizePlan p;
+  p.from = from;
+  p.decision = d;
+  p.refused = what + e.what();
+  const auto* one = dynamic_cast<const malleable::Error*>(&e);
+  p.refused_code = one ? one->errc() : malleable::Errc::Internal;
+  p.refused_part = one ? one->part() : malleable::Part::Resize;
+  return p;
+}
+
+// A respawn's values for the executor (exec/executor.hpp's RespawnShare), made on every
+// process before it runs: under remap_or_restart a shrink's spawn gets the expansion's
+// fallback (`armed`: the state secured, the marker, the deadline: a stalled spawn becomes
+// a resize by restart onto the target), the markers of the fallbacks armed, and world
+// rank 0's carry, read now (after that fallback's checkpoint, which it lists; nothing
+// changes it until the executor hands it over). What reading it raised on world rank 0
+// (the policy's state()) refuses the resize on every process, as planning's refusal does
+// (one broadcast: the others would wait in the spawn): the refusing plan is returned and
+// the shrink's marker removed.
+std::optional<ResizePlan> respawn_values(SessionState& s, const ResizePlan& plan,
+                                         std::unique_ptr<ExpansionFallback>& armed, RespawnShare& out) {
+  if (plan.decision.action == Action::Shrink && s.respawn_fallback.arm) armed = s.respawn_fallback.arm(plan.to.size());
+  if (armed) out.shrink_marker = armed->marker();
+  if (s.respawn_fallback.markers) out.markers = s.respawn_fallback.markers();
+  std::vector<char> refused;
+  if (s.job.root()) {
+    try {
+      out.read_at = MPI_Wtime();
+      out.carry = Expansion{s}.read_carry(out.read_at);
+    } catch (const std::exception& e) {
+      refused = pack(refusal(s.job.shape, plan.decision, "world rank 0's carry for the new rank 0: ", e));
+    }
+  }
+  refused = broadcast_bytes(std::move(refused), 0, s.job.world);
+  if (refused.empty()) return std::nullopt;
+  if (armed) armed->succeeded();
+  return unpack_plan(refused);
+}
+
+// While a respawn runs (its spawn is blocking): a background expansion's fallback, armed
+// for a background mode, ends the process at its deadline as a blocking spawn's does.
+struct SpawnWaited {
+  bool on;
+  explicit SpawnWaited(bool respawn) : on(respawn) {
+    if (on) background_fallback_waiting(true);
+  }
+  ~SpawnWaited() {
+    if (on) background_fallback_waiting(false);
+  }
+  SpawnWaited(const SpawnWaited&) = delete;
+  SpawnWaited& operator=(const SpawnWaited&) = delete;
+};
 
 // The checkpoint cadences (global and levels) into the hand-over, so the newcomers
 // checkpoint as the others do.
@@ -225,20 +283,25 @@ Decision RemapPoint::broadcast_decision(const Decision& d) const {
 // Broadcasts rank 0's decision; world rank 0 plans it (the pure planner,
 // report/resize_plan.hpp's plan_steps: the target grid, the nodes, merge, respawn,
 // background or regrid) and every process carries out that one plan: the executor
-// (exec/executor.hpp) for a blocking merge or a regrid, else begun in the background or
-// a respawn.
+// (exec/executor.hpp) for a blocking merge, a respawn or a regrid, given values (the
+// newcomers' share; a respawn's respawn_values), else begun in the background.
 RemapResult RemapPoint::act(Decision d) {
   const double t_start = MPI_Wtime();
   d = broadcast_decision(d);
   if (d.action == Action::None || s.cfg.session.dry_run) return d.action == Action::None ? RemapResult{} : dry_run_point(d);
   // Every rank's node (one allgather): placement and the shrink's kept ranks depend on it,
   // and the record counts bytes within and between nodes.
-  const ResizePlan plan = agree_plan(d, survey_world());
+  ResizePlan plan = agree_plan(d, survey_world());
+  const bool respawn = plan.how == "respawn";
+  RespawnShare values;
+  std::unique_ptr<ExpansionFallback> armed;  // a shrink's spawn fallback, while the respawn runs
+  if (plan.refused.empty() && respawn)
+    if (auto refused = respawn_values(s, plan, armed, values)) plan = std::move(*refused);
   if (!plan.refused.empty())
     return s.recording().refuse(plan.decision, plan.refused, plan.refused_code, plan.refused_part);
   if (plan.how == "background") return begin_background(plan, t_start);
-  if (plan.how == "respawn") return respawn(plan, t_start);
-  return s.executor().run(plan, handover_share(s, false, 0), t_start);
+  const SpawnWaited waited(respawn);
+  return s.executor().run(plan, handover_share(s, false, respawn ? s.job.size() : 0), t_start, std::move(values));
 }
 
 ResizePlan RemapPoint::agree_plan(const Decision& d, std::vector<std::string> hosts) {
@@ -261,14 +324,7 @@ ResizePlan RemapPoint::planned(const Decision& d, const std::vector<std::string>
     if (whole) js.rates = plan_rates();
     return whole ? plan_resize(js, d) : plan_steps(js, d);
   } catch (const std::exception& e) {
-    ResizePlan p;
-    p.from = s.job.shape;
-    p.decision = d;
-    p.refused = std::string("the job's state for the plan: ") + e.what();
-    const auto* one = dynamic_cast<const malleable::Error*>(&e);
-    p.refused_code = one ? one->errc() : malleable::Errc::Internal;
-    p.refused_part = one ? one->part() : malleable::Part::Resize;
-    return p;
+    return refusal(s.job.shape, d, "the job's state for the plan: ", e);
   }
 }
 
@@ -281,24 +337,6 @@ RemapResult RemapPoint::begin_background(const ResizePlan& plan, double t_start)
       s.bg.begin_background(plan.decision, plan.to, plan.nodes, t_start, s.grid_switch(), s.recording(), s.launch, state);
   if (s.bg.in_flight) blacs_dyn::World::set_finalize_hook(&RemapPoint::finalize_hook, &s);
   return r;
-}
-
-RemapResult RemapPoint::respawn(const ResizePlan& plan, double t_start) {
-  ResizeRecording rs = s.recording();
-  const Decision& d = plan.decision;
-  return rs.recorded(d, plan.to, t_start, [&](ResizeRecord& rec) {
-    rec.reconfigure = "respawn";
-    rec.reconfigure_why = plan.reconfigure.why;
-    Outcome o = Expansion{s}.respawn_resize(d, plan.to, plan.nodes, rec, t_start);  // returns only when its spawn failed
-    // A shrink whose respawn could not spawn is a merge's (nothing changed yet).
-    if (d.action != Action::Shrink) return o;
-    rec = rs.begin_resize(d, plan.to);
-    rec.reconfigure = "merge";
-    rec.reconfigure_why = "merge (the respawn's spawn failed: " + o.result.message + ")";
-    o = shrink(s.grid_switch(), s.recorder, s.iteration, plan.to, plan.nodes, rec, t_start);
-    if (o.result.ok) o.line += "; reconfigured by " + rec.reconfigure_why;
-    return o;
-  });
 }
 
 // The dry run: the decision planned by the pure planner (report/resize_plan.hpp) on world

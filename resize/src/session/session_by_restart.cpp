@@ -150,8 +150,9 @@ bool refresh_expansion(const detail::SessionWorld& job, const detail::RefreshRul
 
 // The respawn's fallback hooks (session_impl.hpp's RespawnFallback) while the resize of a
 // remap point runs, emptied when it returns: a shrink by respawn guarded as an expansion
-// (`in` with the respawn's spawn, the state secured by `secure`), and `own` (the
-// expansion's blocking fallback) or the background one done when a respawn completes.
+// (`in` with the respawn's spawn, the state secured by `secure`), and the markers of `own`
+// (the expansion's blocking fallback) and of the background one, which world rank 0
+// removes when a respawn completes (exec/respawn.cpp).
 struct RespawnHooks {
   detail::RespawnFallback& slot;
   ~RespawnHooks() { slot = {}; }
@@ -166,9 +167,11 @@ RespawnHooks respawn_hooks(detail::RespawnFallback& slot, const detail::Fallback
     f.what = "shrink by respawn";
     return std::make_unique<detail::ExpansionFallback>(f, secure);
   };
-  slot.completed = [&own] {
-    if (own) own->succeeded();
-    detail::background_fallback_end(true);
+  slot.markers = [&own] {
+    std::vector<std::string> out;
+    if (own && own->active()) out.push_back(own->marker());
+    out.push_back(detail::background_fallback_marker());
+    return out;
   };
   return RespawnHooks{slot};
 }

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // An expansion, the facade's side (Expansion, session_impl.hpp): the newcomers' side of
 // the executor's collectives (Expansion::join, Session::join's: the same hand-over and the
-// same switch as exec/executor.cpp's, in the same order), the state a background
-// expansion or a respawn hands its newcomers (Expansion::pack_expansion), and a respawn's
-// carry from the old rank 0 to the new one.
+// same switch as exec/executor.cpp's and exec/respawn.cpp's, in the same order), the state
+// a background expansion hands its newcomers (Expansion::pack_expansion), and a respawn's
+// carry from the old rank 0 to the new one (read here before the spawn, taken here by the
+// new rank 0; the executor carries the respawn out).
 #include "session/session_impl.hpp"
 
 #include <algorithm>
 #include <cstdio>
-#include <thread>
 
-#include "checkpoint/fallback/carry_out.hpp"
 #include "checkpoint/levels/node_io.hpp"
 #include "common/broadcast.hpp"
 #include "common/fault.hpp"
@@ -152,43 +151,12 @@ int Expansion::join() {
   return s.iteration;
 }
 
-// A respawn, the facade's side (docs/reference/apps.md, "Merge or respawn"; world rank 0's
-// plan chose it): carried out (exec/respawn.cpp, the old processes' side) with what world
-// rank 0 accumulated packed for the new rank 0 (RankZeroCarry, parts/handover.hpp), and the
-// newcomers' side after the move: the old processes end, the new world takes the grid, and
-// the new rank 0 takes the carry and concludes the resize's record.
-// The old processes' side: the layout, the state with respawn_from, and the carry. Under
-// remap_or_restart a shrink's spawn gets the expansion's fallback (a stalled spawn becomes
-// a resize by restart onto the target), and once the matrices moved world rank 0 removes
-// the fallbacks' markers (these processes never return to the caller that armed them).
-Outcome Expansion::respawn_resize(const Decision& d, const Grid& target, const NodePlan& np, ResizeRecord& rec,
-                                  double t_start) {
-  const RespawnLayout layout = respawn_layout(target, merge_hosts(target, s.job.size(), np));
-  const int n = s.job.size();
-  if (s.job.root()) {  // the spawn of the whole grid, as the history predicts it
-    const auto t = s.recorder.history.predict_spawn(Action::Expand, 0, target.size());
-    rec.predicted.t_spawn = t ? *t : -1;
-  }
-  std::unique_ptr<ExpansionFallback> shrink_fallback;
-  if (d.action == Action::Shrink && s.respawn_fallback.arm) shrink_fallback = s.respawn_fallback.arm(target.size());
-  const auto state = [&] { return pack_expansion(s.job.shape, shifted(layout.grid, n), false, n); };
-  const auto carry = [&](const ResizeRecord& r, double elapsed) {  // (world rank 0)
-    if (shrink_fallback) shrink_fallback->succeeded();
-    if (s.respawn_fallback.completed) s.respawn_fallback.completed();
-    return pack_carry(r, d, elapsed);
-  };
-  // This spawn's processes poll without yielding where they fit the node's cores.
-  set_spawn_env(respawn_spawn_env(layout, std::thread::hardware_concurrency(), s.cfg.session.mpi_yield_set));
-  // A background expansion's fallback (armed for a background mode): the respawn runs
-  // blocking, so its deadline ends the process as a blocking spawn's does.
-  background_fallback_waiting(true);
-  Outcome o = detail::respawn(s.grid_switch(), s.launch, d, layout, rec, t_start, state, carry);
-  background_fallback_waiting(false);
-  if (shrink_fallback) shrink_fallback->succeeded();  // the spawn failed: the shrink goes on as a merge
-  return o;
-}
-
-std::vector<char> Expansion::pack_carry(const ResizeRecord& rec, const Decision& d, double elapsed) const {
+// A respawn's old side is the executor's (exec/respawn.cpp); the facade reads world rank
+// 0's carry for it before the spawn (read_carry, RankZeroCarry, parts/handover.hpp: the
+// executor completes it after the move), and the newcomers' side after the move: the old
+// processes end, the new world takes the grid, and the new rank 0 takes the carry and
+// concludes the resize's record.
+RankZeroCarry Expansion::read_carry(double now) const {
   RankZeroCarry c;
   c.iterations = s.recorder.metrics.iterations();
   c.rank_samples = s.recorder.metrics.rank_samples();
@@ -205,7 +173,6 @@ std::vector<char> Expansion::pack_carry(const ResizeRecord& rec, const Decision&
   }
   c.checkpoints = s.ckpts.checkpoints;
   c.levels = s.ckpts.level_records;
-  const double now = MPI_Wtime();
   if (s.ckpts.checkpointing) {
     c.clocks.checkpoint_age_s = now - s.ckpts.checkpointing->last;
     c.clocks.checkpoint_cost_s = s.ckpts.checkpointing->cost;
@@ -228,10 +195,7 @@ std::vector<char> Expansion::pack_carry(const ResizeRecord& rec, const Decision&
     c.has_policy_state = true;
     c.policy_state = *state;
   }
-  c.decision = pack(d);
-  c.record = rec;
-  c.elapsed_s = elapsed;
-  return pack(c);
+  return c;
 }
 
 // The new rank 0 takes what the old one accumulated.

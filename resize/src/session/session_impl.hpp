@@ -44,11 +44,13 @@ struct JobState;          // report/resize_plan.hpp
 // complete"), set by remap_or_restart (session_by_restart.cpp) while its resize runs and empty otherwise:
 // a respawn's old processes never return there, and a shrink by respawn spawns too.
 // `arm(spawned)`: the fallback of a spawn of that many processes (collective: the state
-// secured, the marker, the deadline); `completed()`: the expansion's own fallback done
-// (world rank 0 removes its marker once the matrices moved onto the new processes).
+// secured, the marker, the deadline); `markers()`: those the expansion's own fallbacks
+// wrote (its blocking one's, the background one's), which world rank 0 removes once the
+// matrices moved onto the new processes (the executor, given them as values before it
+// runs: exec/executor.hpp's RespawnShare).
 struct RespawnFallback {
   std::function<std::unique_ptr<ExpansionFallback>(int spawned)> arm;
-  std::function<void()> completed;
+  std::function<std::vector<std::string>()> markers;
 };
 
 inline double cpu_seconds() {
@@ -155,8 +157,9 @@ struct RemapPoint {
   Decision ask_policy_alone();
   // World rank 0's decision, on every process of the world (collective).
   Decision broadcast_decision(const Decision& d) const;
-  // Broadcasts rank 0's decision, validates it into a target grid and carries it out
-  // (expand, shrink, regrid, or begun in the background).
+  // Broadcasts rank 0's decision, plans it on world rank 0 into one plan for every process
+  // and hands it to the executor (expand, shrink, regrid, respawn), or begins it in the
+  // background.
   RemapResult act(Decision d);
   // A decision while a resize is under way in the background (BackgroundPart).
   RemapResult decide_during_background(const Decision& d);
@@ -169,10 +172,8 @@ struct RemapPoint {
   // `d`'s plan (plan_steps) made on world rank 0 over `hosts` (every rank's node, the
   // same on every process), on every process (collective: one broadcast).
   ResizePlan agree_plan(const Decision& d, std::vector<std::string> hosts);
-  // A plan carried out in the background (begun here), or by respawn (the old processes'
-  // side; a shrink whose respawn could not spawn goes on as a merge's).
+  // A plan carried out in the background (begun here).
   RemapResult begin_background(const ResizePlan& plan, double t_start);
-  RemapResult respawn(const ResizePlan& plan, double t_start);
   // Collective: `d` (the same on every process) planned on world rank 0, its JSON and
   // table on every process; nothing moves (the dry run: Session::dry_run, RESIZE_DRY_RUN).
   std::pair<std::string, std::string> plan_texts(const Decision& d);
@@ -183,7 +184,7 @@ struct RemapPoint {
 };
 
 // An expansion, the facade's side (session_expand.cpp): the newcomers' join, the state a
-// background expansion or a respawn hands the newcomers, and a respawn's carry.
+// background expansion hands the newcomers, and a respawn's carry.
 struct Expansion {
   SessionState& s;
   // The state an expansion from `from` to `to` hands its newcomers, packed; `background`:
@@ -192,11 +193,11 @@ struct Expansion {
   std::vector<char> pack_expansion(const Grid& from, const Grid& to, bool background = false, int respawn_from = 0);
   // The newcomers' side of the executor's expansion (Session::join).
   int join();
-  // A respawn carried out (the old processes' side: it returns only when its spawn
-  // failed); world rank 0's carry; the new rank 0 taking it; the newcomers' side after the
-  // move.
-  Outcome respawn_resize(const Decision& d, const Grid& target, const NodePlan& np, ResizeRecord& rec, double t_start);
-  std::vector<char> pack_carry(const ResizeRecord& rec, const Decision& d, double elapsed) const;
+  // World rank 0's carry for a respawn as the session's parts hold it at `now` (MPI_Wtime:
+  // its clocks' ages), without the resize's decision, record and seconds (the executor's,
+  // exec/respawn.cpp); it throws what the policy's state() throws. The new rank 0 taking
+  // it; the newcomers' side after the move.
+  RankZeroCarry read_carry(double now) const;
   void adopt_carry(const RankZeroCarry& c);
   void join_respawn(const ExpansionState& st);
 };

@@ -7,10 +7,12 @@
 // status with the code and part of the one form. A user's policy whose state() throws
 // while world rank 0 plans a shrink (before the plan's broadcast): every process gets the
 // refusal with the code and part raised, through the C++ result and resize_remap_point's
-// C status, and the job stays on its grid.
+// C status, and the job stays on its grid; the same where it throws when world rank 0
+// reads its carry for a respawn (after the plan's broadcast, before the spawn).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -115,6 +117,47 @@ TEST(ResizeError, WhatRankZerosPlanningRaisesRefusesOnEveryProcess) {
     EXPECT_EQ(r.code, malleable::Errc::Inconsistent);
     EXPECT_EQ(r.part, malleable::Part::Resize);
     EXPECT_NE(r.message.find("this policy's state cannot be handed over"), std::string::npos) << r.message;
+    EXPECT_EQ(s.grid().nprow * s.grid().npcol, 2);  // the job as it was
+    EXPECT_EQ(s.world_size(), 2);
+  }
+}
+
+// Decides a shrink onto 1x1 at every remap point; its state can be handed over when world
+// rank 0 plans (the shrink may respawn), but not when world rank 0 reads its carry for the
+// new rank 0, after the plan's broadcast and before the respawn's spawn.
+class StateThrowsForTheCarry : public StateThrows {
+ public:
+  std::optional<std::string> state() const override {
+    if (++calls_ % 2 == 1) return std::string("planned");
+    throw resize::Error("this policy's state cannot be carried", malleable::Errc::Inconsistent);
+  }
+
+ private:
+  mutable int calls_ = 0;
+};
+
+TEST(ResizeError, WhatReadingRankZerosCarryRaisesRefusesTheRespawnOnEveryProcess) {
+  char name[] = "resize_error_mpi_test";
+  char* argv[] = {name, nullptr};
+  resize::SessionOptions o;
+  o.app = "errors";
+  o.progress = false;
+  o.persist_history = false;
+  o.policy = std::make_unique<StateThrowsForTheCarry>();
+  setenv("RESIZE_RECONFIGURE", "respawn", 1);  // read when the session is made
+  resize::Session s(1, argv, std::move(o));
+  unsetenv("RESIZE_RECONFIGURE");
+  s.start(resize::Grid{1, 2, {}});
+  for (int k = 0; k < 2; ++k) {
+    s.begin_iteration();
+    s.end_iteration();
+    const resize::RemapResult r = s.remap_point();  // would hang in the spawn where rank 0 threw
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.action, resize::Action::Shrink);
+    EXPECT_EQ(r.code, malleable::Errc::Inconsistent);
+    EXPECT_EQ(r.part, malleable::Part::Resize);
+    EXPECT_NE(r.message.find("carry"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("this policy's state cannot be carried"), std::string::npos) << r.message;
     EXPECT_EQ(s.grid().nprow * s.grid().npcol, 2);  // the job as it was
     EXPECT_EQ(s.world_size(), 2);
   }
