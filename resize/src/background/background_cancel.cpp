@@ -97,7 +97,7 @@ RemapResult record_cancel(const BackgroundPart& part, BackgroundResize& b, const
     message += line;
     rec.message = message;
     rs.recorder.metrics.add_resize(rec);
-    rs.opt.policy->completed(b.d, b.from.size(), false);
+    tell_policy(*rs.opt.policy, b.d, b.from.size(), false);
   }
   rs.progress("   remap after iter " + std::to_string(iteration) + ": background " + resize + " begun after iter " +
            std::to_string(b.rec.after_iteration) + " CANCELLED (" + message + "); the job stays on " +

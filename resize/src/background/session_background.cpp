@@ -229,7 +229,7 @@ std::optional<RemapResult> BackgroundPart::decide_during_background(const Decisi
                       CancelCause::Superseded, gs, rs);
     if ((d.nprow ? d.nprow * d.npcol : d.procs) != job.shape.size()) return std::nullopt;  // carried out
     // The grid the expansion started from already has the size the shrink asks for.
-    if (job.root()) rs.opt.policy->completed(d, job.shape.size(), true);
+    if (job.root()) tell_policy(*rs.opt.policy, d, job.shape.size(), true);
     const std::string msg = "the " + asked + " is met by cancelling the pending expansion; the job stays on " +
                             job.shape.shape();
     rs.progress("   remap after iter " + std::to_string(iteration) + ": " + msg);

@@ -54,7 +54,7 @@ RemapResult ResizeRecording::refuse(const Decision& d, const std::string& why, m
   rec.hosts = d.hosts;
   if (job.root()) {
     recorder.metrics.add_resize(rec);
-    opt.policy->completed(d, job.shape.size(), false);
+    tell_policy(*opt.policy, d, job.shape.size(), false);
   }
   progress("   remap after iter " + std::to_string(iteration) + ": " + to_string(d.action) +
            " REFUSED (" + why + "); staying on " + job.shape.shape());
@@ -139,7 +139,7 @@ RemapResult ResizeRecording::fail_expansion(const Decision& d, const Grid& from,
   rec.t_total = MPI_Wtime() - t_start;
   if (job.root()) {
     recorder.metrics.add_resize(rec);
-    opt.policy->completed(d, from.size(), false);
+    tell_policy(*opt.policy, d, from.size(), false);
   }
   progress("   remap after iter " + std::to_string(iteration) + ": expand " + from.shape() + " -> " + target.shape() +
            " FAILED (" + err + "); continuing on " + from.shape() + " with its data");
@@ -158,7 +158,7 @@ void ResizeRecording::conclude(const Decision& d, int from_procs, const ResizeRe
   rec.other.heap_trim_s = trim.called ? trim.seconds : -1.0;
   recorder.metrics.add_resize(rec);
   record_outcome(rec);
-  opt.policy->completed(d, from_procs, true);
+  tell_policy(*opt.policy, d, from_procs, true);
   progress(line + predicted_note(rec) + (rec.background ? "; " + rec.message : std::string()));
 }
 
@@ -182,6 +182,18 @@ void ResizeRecording::record_outcome(const ResizeRecord& rec) {
   } catch (const std::exception& ex) {
     std::fprintf(stderr, "[%s] the resize history is not saved: %s\n", opt.app.c_str(), ex.what());
     recorder.history_path.clear();  // say it once
+  }
+}
+
+void detail::tell_policy(Policy& policy, const Decision& d, int from_procs, bool ok) {
+  try {
+    policy.completed(d, from_procs, ok);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "resize: warning: the policy raised in completed() after the %s (%s): %s; the job goes on as the resize left it\n",
+                 to_string(d.action).c_str(), ok ? "done" : "not done", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "resize: warning: the policy raised in completed() after the %s (%s); the job goes on as the resize left it\n",
+                 to_string(d.action).c_str(), ok ? "done" : "not done");
   }
 }
 

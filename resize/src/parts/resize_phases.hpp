@@ -81,6 +81,12 @@ struct ResizeRecording {
   void record_outcome(const ResizeRecord& rec);
 };
 
+// World rank 0 tells the policy how a resize it decided ended (Policy::completed). The
+// resize stands on every process whatever the policy does: what it raises is said on
+// stderr and goes no further (rank 0 leaving the remap point by an exception while the
+// others return would part their next collectives).
+void tell_policy(Policy& policy, const Decision& d, int from_procs, bool ok);
+
 // A merge's shrink and a regrid (shrink.cpp), functions of the parts they use; the
 // executor (exec/executor.hpp) carries them out inside the resize's record.
 Outcome shrink(GridSwitch gs, ResizeRecorder& recorder, int iteration, const Grid& target, const NodePlan& node_plan,

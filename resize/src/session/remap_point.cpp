@@ -215,7 +215,7 @@ Decision RemapPoint::ask_policy() {
     if (d.action == Action::Expand && d.by == ExpandBy::Auto && !d.new_allocation && !d.by_restart)
       d.by = expansion_mechanism(d, s.cfg.session.expand);
   } catch (const std::exception& e) {
-    s.opt.policy->completed(d, s.job.size(), false);
+    tell_policy(*s.opt.policy, d, s.job.size(), false);
     return Decision::none(std::string("expansion: ") + e.what());
   }
   return d;
@@ -237,12 +237,12 @@ Decision RemapPoint::ask_policy_alone() {
     Decision d = s.opt.policy->decide(in);
     if (d.new_allocation && (d.action != Action::Expand || !s.ckpts.checkpointing)) {
       // Only a resize by restart can move the job into a new allocation.
-      s.opt.policy->completed(d, s.job.size(), false);
+      tell_policy(*s.opt.policy, d, s.job.size(), false);
       return Decision::none("the policy's growth needs a new allocation (a resize by restart), but the job has no "
                             "checkpoint directory: staying");
     }
     if (d.by_restart && (d.action != Action::Expand || !s.ckpts.checkpointing)) {
-      s.opt.policy->completed(d, s.job.size(), false);
+      tell_policy(*s.opt.policy, d, s.job.size(), false);
       return Decision::none("the policy's growth can only be a resize by restart (the launcher cannot start processes "
                             "on those nodes), but the job has no checkpoint directory: staying");
     }

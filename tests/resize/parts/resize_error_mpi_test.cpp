@@ -150,6 +150,48 @@ TEST(ResizeError, WhatReadingRankZerosCarryRaisesRefusesTheRespawnOnEveryProcess
   unsetenv("RESIZE_RECONFIGURE");
 }
 
+// Regrids 1x2 onto 2x1 at every remap point, and raises when told how it ended.
+class CompletedThrows : public resize::Policy {
+ public:
+  resize::Decision decide(const resize::PolicyInput& in) override {
+    resize::Decision d;
+    d.action = resize::Action::Regrid;
+    d.procs = 2;
+    d.nprow = in.grid.npcol;
+    d.npcol = in.grid.nprow;
+    return d;
+  }
+  void completed(const resize::Decision&, int, bool) override {
+    throw resize::Error("this policy's books cannot be kept", malleable::Errc::Internal);
+  }
+  std::string name() const override { return "completed-throws"; }
+};
+
+TEST(ResizeError, WhatThePolicyRaisesInCompletedLeavesTheResizeStanding) {
+  char name[] = "resize_error_mpi_test";
+  char* argv[] = {name, nullptr};
+  resize::SessionOptions o;
+  o.app = "errors";
+  o.progress = false;
+  o.persist_history = false;
+  o.policy = std::make_unique<CompletedThrows>();
+  resize::Session s(1, argv, std::move(o));
+  s.start(resize::Grid{1, 2, {}});
+  for (int k = 0; k < 2; ++k) {
+    s.begin_iteration();
+    s.end_iteration();
+    // World rank 0 tells the policy; where its exception left rank 0's remap point, the
+    // other process would go on alone into the collective below.
+    const resize::RemapResult r = s.remap_point();
+    EXPECT_TRUE(r.ok) << r.message;
+    EXPECT_EQ(r.action, resize::Action::Regrid);
+    EXPECT_EQ(s.grid().nprow, k == 0 ? 2 : 1);
+    int ok = r.ok ? 1 : 0, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_SUM, s.world());
+    EXPECT_EQ(all, 2);
+  }
+}
+
 TEST(ResizeError, ResizeRemapPointsStatusAndTheRefusalsCode) {
   // The schedule asks to "expand" 1x2 onto 1x1: the planner refuses it by its rules (a bad
   // decision: MALLEABLE_ERR_ARG of resize), resize_remap_point returns RESIZE_ERR_RESIZE.
