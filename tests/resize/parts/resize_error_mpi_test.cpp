@@ -98,11 +98,8 @@ class StateThrows : public resize::Policy {
   std::string name() const override { return "state-throws"; }
 };
 
-// A session on 1x2 under `policy` whose shrink world rank 0 cannot carry out: at each of
-// two remap points every process gets the refusal, its code and part the policy's, its
-// message holding `said`, and the job stays as it was (where rank 0 threw before the
-// broadcast that follows, the other process would wait there: the test would time out).
-void refused_on_every_process(std::unique_ptr<resize::Policy> policy, const std::string& said) {
+// A quiet session of this test's on 1x2 under `policy`, started.
+std::unique_ptr<resize::Session> started_on_1x2(std::unique_ptr<resize::Policy> policy) {
   char name[] = "resize_error_mpi_test";
   char* argv[] = {name, nullptr};
   resize::SessionOptions o;
@@ -110,8 +107,18 @@ void refused_on_every_process(std::unique_ptr<resize::Policy> policy, const std:
   o.progress = false;
   o.persist_history = false;
   o.policy = std::move(policy);
-  resize::Session s(1, argv, std::move(o));
-  s.start(resize::Grid{1, 2, {}});
+  auto s = std::make_unique<resize::Session>(1, argv, std::move(o));
+  s->start(resize::Grid{1, 2, {}});
+  return s;
+}
+
+// A session on 1x2 under `policy` whose shrink world rank 0 cannot carry out: at each of
+// two remap points every process gets the refusal, its code and part the policy's, its
+// message holding `said`, and the job stays as it was (where rank 0 threw before the
+// broadcast that follows, the other process would wait there: the test would time out).
+void refused_on_every_process(std::unique_ptr<resize::Policy> policy, const std::string& said) {
+  const auto session = started_on_1x2(std::move(policy));
+  resize::Session& s = *session;
   for (int k = 0; k < 2; ++k) {
     s.begin_iteration();
     s.end_iteration();
@@ -168,15 +175,8 @@ class CompletedThrows : public resize::Policy {
 };
 
 TEST(ResizeError, WhatThePolicyRaisesInCompletedLeavesTheResizeStanding) {
-  char name[] = "resize_error_mpi_test";
-  char* argv[] = {name, nullptr};
-  resize::SessionOptions o;
-  o.app = "errors";
-  o.progress = false;
-  o.persist_history = false;
-  o.policy = std::make_unique<CompletedThrows>();
-  resize::Session s(1, argv, std::move(o));
-  s.start(resize::Grid{1, 2, {}});
+  const auto session = started_on_1x2(std::make_unique<CompletedThrows>());
+  resize::Session& s = *session;
   for (int k = 0; k < 2; ++k) {
     s.begin_iteration();
     s.end_iteration();
