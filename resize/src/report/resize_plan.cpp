@@ -201,21 +201,16 @@ std::int64_t ResizePlan::bytes_moved() const {
   return s;
 }
 
-namespace {
-// The plan of a decision refused by what the planner raised (`e`): its message, and its
-// code and part in the one form (malleable/error.hpp; anything else Internal, resize's).
-ResizePlan refused_plan(const JobState& job, const Decision& d, const std::exception& e) {
+ResizePlan refused_plan(const Grid& from, const Decision& d, const std::exception& e, const std::string& context) {
   ResizePlan refused;
-  refused.from = job.shape;
+  refused.from = from;
   refused.decision = d;
-  refused.refused = e.what();
+  refused.refused = context + e.what();
   const auto* one = dynamic_cast<const malleable::Error*>(&e);
   refused.refused_code = one ? one->errc() : malleable::Errc::Internal;
   refused.refused_part = one ? one->part() : malleable::Part::Resize;
   return refused;
 }
-
-}  // namespace
 
 ResizePlan plan_steps(const JobState& job, Decision d) {
   ResizePlan p;
@@ -227,7 +222,7 @@ ResizePlan plan_steps(const JobState& job, Decision d) {
     p.to = plan_target(job, p.decision, p.nodes);
     plan_how(job, p);
   } catch (const std::exception& e) {
-    return refused_plan(job, p.decision, e);
+    return refused_plan(job.shape, p.decision, e);
   }
   return p;
 }
@@ -239,7 +234,7 @@ ResizePlan plan_resize(const JobState& job, Decision d) {
     plan_matrices(job, p);
     plan_cost(job, p);
   } catch (const std::exception& e) {
-    return refused_plan(job, p.decision, e);
+    return refused_plan(job.shape, p.decision, e);
   }
   return p;
 }

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 #include <utility>
@@ -62,6 +63,12 @@ ResizePlan plan_resize(const JobState& job, Decision d);
 // `refused` set (never thrown: the other processes wait for this plan). plan_resize is
 // this plan plus the matrices and costs.
 ResizePlan plan_steps(const JobState& job, Decision d);
+
+// The plan of `d` (planned from `from`) refused by what was raised (`e`), `context` before
+// its message: its code and part in the one form (malleable/error.hpp; an exception of no
+// part's Internal, resize's). The planner's own refusals, and world rank 0's when reading
+// the job for a plan raised (session/remap_point.cpp).
+ResizePlan refused_plan(const Grid& from, const Decision& d, const std::exception& e, const std::string& context = {});
 
 // Merge or respawn for `d` onto `target` (an expansion or a shrink), as the shell weighs it
 // (Expansion::choose_reconfiguration calls this on world rank 0): the model of

@@ -92,19 +92,6 @@ std::string respawn_blocked(const Decision& d, const SessionOptions& opt, const 
   return {};
 }
 
-// World rank 0's refusal of `d` (planned from `from`) for what `e` raised, prefixed by
-// `what`: its message, code and part kept (malleable/error.hpp's one form).
-ResizePlan refusal(const Grid& from, const Decision& d, const std::string& what, const std::exception& e) {
-  ResizePlan p;
-  p.from = from;
-  p.decision = d;
-  p.refused = what + e.what();
-  const auto* one = dynamic_cast<const malleable::Error*>(&e);
-  p.refused_code = one ? one->errc() : malleable::Errc::Internal;
-  p.refused_part = one ? one->part() : malleable::Part::Resize;
-  return p;
-}
-
 // A respawn's values for the executor (exec/executor.hpp's RespawnShare), made on every
 // process before it runs: under remap_or_restart a shrink's spawn gets the expansion's
 // fallback (`armed`: the state secured, the marker, the deadline: a stalled spawn becomes
@@ -125,7 +112,7 @@ std::optional<ResizePlan> respawn_values(SessionState& s, const ResizePlan& plan
       out.read_at = MPI_Wtime();
       out.carry = Expansion{s}.read_carry(out.read_at);
     } catch (const std::exception& e) {
-      refused = pack(refusal(s.job.shape, plan.decision, "world rank 0's carry for the new rank 0: ", e));
+      refused = pack(refused_plan(s.job.shape, plan.decision, e, "world rank 0's carry for the new rank 0: "));
     }
   }
   refused = broadcast_bytes(std::move(refused), 0, s.job.world);
@@ -324,7 +311,7 @@ ResizePlan RemapPoint::planned(const Decision& d, const std::vector<std::string>
     if (whole) js.rates = plan_rates();
     return whole ? plan_resize(js, d) : plan_steps(js, d);
   } catch (const std::exception& e) {
-    return refusal(s.job.shape, d, "the job's state for the plan: ", e);
+    return refused_plan(s.job.shape, d, e, "the job's state for the plan: ");
   }
 }
 
